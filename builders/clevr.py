@@ -1,0 +1,47 @@
+"""Recipes of the CLEVR-Robot datasets.
+
+- ``clevr-train-real``: expert rollouts of the 80 training relations, training phrasings.
+  Paper scale matches the original's 6,400 training rollouts.
+- ``clevr-{rephrase,easy,hard}-real``: the oracle: expert rollouts of each level's tasks,
+  the reference that imaginary data is measured against. Paper scale uses the original's
+  imaginary counts (5,600 / 72,400 / 1,680) so oracle and imaginary sets match in size.
+
+Episodes cycle through the level's tasks, so every task gets the same number of episodes
+(up to one) at every scale.
+
+Run one with ``imaginebench build imaginebench/clevr-train-real-v0 --scale demo``.
+"""
+
+from imaginebench_data.build.recipe import Recipe
+
+RECIPES = [
+    Recipe(
+        "imaginebench/clevr-train-real-v0",
+        episodes={"demo": 800, "paper": 6400},
+        seed=1000,
+        default=True,
+        description="CLEVR-Robot expert rollouts of the 80 training relations (training phrasings).",
+    ),
+    Recipe(
+        "imaginebench/clevr-rephrase-real-v0",
+        episodes={"demo": 400, "paper": 5600},
+        seed=2000,
+        default=True,
+        description="Oracle: CLEVR-Robot expert rollouts of the 80 relations with rephrase-only phrasings.",
+    ),
+    Recipe(
+        "imaginebench/clevr-easy-real-v0",
+        episodes={"demo": 400, "paper": 72400},
+        seed=3000,
+        default=True,
+        description="Oracle: CLEVR-Robot expert one-push rollouts of the 20 easy tasks.",
+    ),
+    Recipe(
+        "imaginebench/clevr-hard-real-v0",
+        episodes={"demo": 120, "paper": 1680},
+        seed=4000,
+        default=True,
+        description="Oracle: CLEVR-Robot expert rollouts of the 12 hard tasks "
+        "(2- and 3-relation goals, line in colour order, gather around green).",
+    ),
+]

@@ -1,0 +1,44 @@
+"""imaginebench-data: offline-RL datasets of real and LM-imagined rollouts (ImagineBench/KALM).
+
+The whole public API::
+
+    ib.load(id)                    flat, aligned transitions of one dataset (cached)
+    ib.Sampler({ds: ratio}, ...)   mixed batches with instruction embeddings (numpy or torch)
+    ib.quality_frame(id)           one row per episode: task, length, return, quality flags
+    ib.make_env(domain, level)     the evaluation env (also via gymnasium / Minari)
+    ib.evaluate(policy, ...)       success rate per task, tasks cycled evenly
+    ib.build(id, scale=...)        build one dataset from its recipe in builders/
+    ib.get_domain(name)            a domain: tasks, predicates, simulator, expert, checkers
+"""
+
+from __future__ import annotations
+
+from .domains import get_domain
+from .envs import make_env, register_envs
+
+__version__ = "0.1.0"
+
+register_envs()
+
+
+def __getattr__(name: str):
+    # Heavier parts (pandas, torch, minari) load on first use, so that the env's entry
+    # point imports quickly in a fresh process.
+    lazy = {
+        "load": ("loader.transitions", "load"),
+        "Transitions": ("loader.transitions", "Transitions"),
+        "Sampler": ("loader.sampler", "Sampler"),
+        "evaluate": ("loader.evaluate", "evaluate"),
+        "quality_frame": ("quality.frame", "quality_frame"),
+        "build": ("build.pipeline", "build"),
+    }
+    if name in lazy:
+        import importlib
+
+        module, attr = lazy[name]
+        return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["load", "Transitions", "Sampler", "quality_frame", "make_env", "evaluate", "build",
+           "get_domain", "__version__"]

@@ -1,0 +1,108 @@
+"""Render a card to ``cards/<name>.md``, ``cards/<name>.json`` and ``cards/<name>.png``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..datasets.ids import parse_id
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.2f}%"
+
+
+def render_markdown(card: dict[str, Any]) -> str:
+    name = parse_id(card["id"]).name
+    length, ret, prov = card["length"], card["return"], card["provenance"]
+    lines = [
+        f"# {card['id']}",
+        "",
+        f"Domain **{card['domain']}**, level **{card['level']}**, source **{card['source']}**, "
+        f"scale **{card['scale']}**.",
+        "",
+        "```python",
+        "import minari",
+        f'ds = minari.load_dataset("{card["id"]}")',
+        "env = ds.recover_environment(eval_env=True)",
+        "```",
+        "",
+        "| episodes | steps | tasks | phrasings | length mean (min-max) | return mean ± std |",
+        "|---|---|---|---|---|---|",
+        f"| {card['episodes']} | {card['steps']} | {card['tasks']} | {card['phrasings']} | "
+        f"{length['mean']:.2f} ({length['min']:.0f}-{length['max']:.0f}) | "
+        f"{ret['mean']:.3f} ± {ret['std']:.3f} |",
+        "",
+        "## Quality",
+        "",
+        "| goal consistency | transition error rate | illegal state rate | "
+        + " | ".join(f"illegal: {k}" for k in card["illegal_by_kind"]) + " |",
+        "|---|---|---|" + "---|" * len(card["illegal_by_kind"]),
+        f"| {_pct(card['goal_consistency'])} | {_pct(card['transition_error_rate'])} | "
+        f"{_pct(card['illegal_state_rate'])} | "
+        + " | ".join(_pct(v) for v in card["illegal_by_kind"].values()) + " |",
+        "",
+        f"![statistics per task]({name}.png)",
+        "",
+        "## Per task",
+        "",
+        "| task | episodes | goal consistency | mean length | mean return | transition errors "
+        "| illegal states |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for task, stats in card["per_task"].items():
+        lines.append(
+            f"| {task} | {stats['episodes']} | {_pct(stats['goal_consistency'])} | "
+            f"{stats['length']['mean']:.2f} | {stats['return']['mean']:.3f} | "
+            f"{_pct(stats['transition_error_rate'])} | {_pct(stats['illegal_state_rate'])} |"
+        )
+    lines += ["", "## How it was made", ""]
+    lines += [f"- **{key}**: {value}" for key, value in prov.items() if key != "packages"]
+    lines.append("- **packages**: " + ", ".join(f"{k} {v}" for k, v in prov["packages"].items()))
+    lines.append(f"- **checksum** (sha256 of the arrays): `{card['checksum']}`")
+    lines += ["", "## Notes", ""]
+    lines += [f"- **{key}**: {value}" for key, value in card["notes"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def plot_card(card: dict[str, Any], frame: pd.DataFrame, path: Path) -> None:
+    """Goal consistency and mean length per task, and the distribution of episode lengths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tasks = list(card["per_task"])
+    per_task = card["per_task"]
+    width = max(8.0, 0.12 * len(tasks) + 4)
+    fig, axes = plt.subplots(3, 1, figsize=(width, 10), constrained_layout=True)
+    positions = range(len(tasks))
+    axes[0].bar(positions, [per_task[t]["goal_consistency"] for t in tasks], color="tab:green")
+    axes[0].set_ylabel("goal consistency")
+    axes[0].set_ylim(0, 1.05)
+    axes[1].bar(positions, [per_task[t]["length"]["mean"] for t in tasks], color="tab:blue")
+    axes[1].set_ylabel("mean episode length")
+    for ax in axes[:2]:
+        ax.set_xticks(list(positions))
+        ax.set_xticklabels(tasks, rotation=90, fontsize=6 if len(tasks) > 30 else 8)
+    axes[2].hist(frame["length"], bins=range(1, int(frame["length"].max()) + 2), color="tab:gray")
+    axes[2].set_xlabel("episode length (steps)")
+    axes[2].set_ylabel("episodes")
+    fig.suptitle(f"{card['id']}: {card['episodes']} episodes, goal consistency "
+                 f"{_pct(card['goal_consistency'])}, illegal states {_pct(card['illegal_state_rate'])}")
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+
+
+def write_card_files(card: dict[str, Any], frame: pd.DataFrame, cards_dir: Path) -> list[Path]:
+    """Write the card's JSON, Markdown and plot; return the paths."""
+    cards_dir.mkdir(parents=True, exist_ok=True)
+    name = parse_id(card["id"]).name
+    paths = [cards_dir / f"{name}.json", cards_dir / f"{name}.md", cards_dir / f"{name}.png"]
+    paths[0].write_text(json.dumps(card, indent=2) + "\n")
+    paths[1].write_text(render_markdown(card))
+    plot_card(card, frame, paths[2])
+    return paths

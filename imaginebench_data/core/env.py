@@ -1,0 +1,78 @@
+"""The evaluation env of any domain: ``Dict(state, instruction)`` observations, one level.
+
+Contract (the same for every domain):
+- ``reset`` picks the next task of the level in a fixed cycle (or the pinned ``task``, or
+  ``options={"task": id}``), a phrasing of it, and a start state where it is not yet solved.
+  N resets cover every task N / n_tasks times.
+- ``step`` returns ``info["success"]`` from the task's predicate; the episode terminates on
+  success and truncates at the task's horizon (50 steps for CLEVR, 1 for its easy level).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from .task import LEVELS
+from .text import observation_space
+
+
+class ImagineEnv(gym.Env):
+    """Subclasses set ``domain_name``; see the module docstring for the contract."""
+
+    domain_name: str = ""
+    metadata = {"render_modes": []}
+
+    def __init__(self, level: str = "train", task: str | None = None, render_mode: str | None = None):
+        from ..domains import get_domain
+
+        if level not in LEVELS:
+            raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+        self.domain = get_domain(self.domain_name)
+        self.level = level
+        self.tasks = self.domain.tasks(level)
+        self.pinned = self.domain.task(level, task) if task is not None else None
+        self.observation_space = observation_space(self.domain.state_space)
+        self.action_space = self.domain.action_space
+        self.render_mode = render_mode
+        self.sim = self.domain.simulator()
+        self._resets = 0
+        self.task = self.pinned or self.tasks[0]
+        self.state = np.zeros(self.domain.state_space.shape, np.float32)
+        self.instruction = self.task.phrasings[0]
+        self.t = 0
+
+    def _obs(self) -> dict[str, Any]:
+        return {"state": self.state.copy(), "instruction": self.instruction}
+
+    def _info(self, success: bool) -> dict[str, Any]:
+        return {"success": success, "task_id": self.task.id, "phrasing_id": self.phrasing_id}
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        if "task" in options:
+            self.task = self.domain.task(self.level, options["task"])
+        elif self.pinned is not None:
+            self.task = self.pinned
+        else:
+            self.task = self.tasks[self._resets % len(self.tasks)]
+        self._resets += 1
+        self.phrasing_id = int(self.np_random.integers(len(self.task.phrasings)))
+        self.instruction = self.task.phrasings[self.phrasing_id]
+        self.state = self.domain.reset_state(self.task, self.np_random, self.sim)
+        self.t = 0
+        return self._obs(), self._info(False)
+
+    def step(self, action):
+        if not self.action_space.contains(action):
+            raise ValueError(f"action {action!r} is not in {self.action_space}")
+        prev = self.state
+        self.state = self.sim.step_from(prev, action)
+        self.t += 1
+        success = self.task.succeeded(prev, action, self.state)
+        reward = self.task.step_reward(prev, action, self.state)
+        truncated = (not success) and self.t >= self.task.horizon
+        return self._obs(), reward, success, truncated, self._info(success)

@@ -1,0 +1,52 @@
+"""What an episode is, before it is written to Minari.
+
+Alignment (T steps)::
+
+    states        s_0  s_1  s_2 ... s_T        (T+1, D) float32
+    actions          a_0  a_1 ... a_{T-1}      (T, ...)  a_t is taken in s_t
+    rewards          r_0  r_1 ... r_{T-1}      (T,)      r_t = reward(s_t, a_t, s_{t+1})
+    terminations     d_0  d_1 ... d_{T-1}      (T,) bool goal reached at s_{t+1}
+    truncations      u_0  u_1 ... u_{T-1}      (T,) bool time limit at s_{t+1}
+    infos[k]      i_0  i_1  i_2 ... i_T        (T+1,)    i_0 describes the reset state
+
+``infos`` holds the checkers' per-step results (see ``imaginebench_data.quality``):
+``success``, ``legal``, ``illegal_mask``, ``transition_error``, ``transition_ok``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+SOURCES = ("real", "imaginary")
+
+
+@dataclass
+class Episode:
+    states: np.ndarray
+    actions: np.ndarray
+    rewards: np.ndarray
+    terminations: np.ndarray
+    truncations: np.ndarray
+    instruction: str
+    task_id: str
+    level: str
+    phrasing_id: int
+    seed: int
+    source: str
+    infos: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    @property
+    def metadata(self) -> dict:
+        """Per-episode metadata stored by Minari (plain JSON types)."""
+        return {
+            "task_id": self.task_id,
+            "level": self.level,
+            "phrasing_id": int(self.phrasing_id),
+            "source": self.source,
+            "instruction": self.instruction,
+        }

@@ -1,0 +1,40 @@
+"""Opening stored datasets, with errors that say what exists."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import minari
+
+from .ids import datasets_root, parse_id
+
+CARD_KEY = "imaginebench_card"
+
+
+class DatasetNotFoundError(KeyError):
+    """No local dataset has this id."""
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return str(self.args[0])
+
+
+def local_ids(prefix: str = "imaginebench/") -> list[str]:
+    return sorted(i for i in minari.list_local_datasets() if i.startswith(prefix))
+
+
+def open_dataset(dataset_id: str) -> tuple[minari.MinariDataset, dict[str, Any]]:
+    """The Minari dataset and its card; a clear error for an unknown or malformed id."""
+    dataset_path = datasets_root() / str(parse_id(dataset_id)) / "data"
+    if not dataset_path.is_dir():
+        known = ", ".join(local_ids()) or "none"
+        raise DatasetNotFoundError(
+            f"dataset {dataset_id!r} not found: no folder {dataset_path} "
+            f"(MINARI_DATASETS_PATH={datasets_root()}). Local imaginebench datasets: {known}. "
+            f"Build it with `imaginebench build {dataset_id}`."
+        )
+    dataset = minari.MinariDataset(dataset_path)
+    card = dataset.storage.metadata.get(CARD_KEY)
+    if card is None:
+        raise DatasetNotFoundError(f"dataset {dataset_id!r} at {dataset_path} has no {CARD_KEY!r} "
+                                   "metadata: it was not written by imaginebench-data")
+    return dataset, card

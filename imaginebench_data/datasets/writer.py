@@ -1,0 +1,140 @@
+"""Writing a dataset: validated, atomic, never overwriting a version without ``force``.
+
+The episodes are streamed into ``minari.create_dataset_from_buffers`` inside a temporary
+root next to the destination (same file system), the card is added to the metadata, and
+only then is the folder moved into place. Any failure leaves the destination as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import minari
+import numpy as np
+from minari.data_collector import EpisodeBuffer
+
+from ..core.domain import Domain
+from ..core.episode import Episode
+from ..core.text import observation_space as make_observation_space
+from ..envs import eval_env_spec
+from ..quality.checkers import INFO_KEYS
+from ..quality.stats import plain_json
+from .checksum import ArrayChecksum
+from .ids import NAMESPACE, datasets_root, parse_id
+from .store import CARD_KEY
+from .validate import validate_episode
+
+NAMESPACE_DESCRIPTION = "ImagineBench: real and language-model-imagined rollouts for offline RL."
+
+
+class DatasetExistsError(FileExistsError):
+    """The dataset version exists; pass force=True (--force) to replace it."""
+
+
+@contextlib.contextmanager
+def _minari_root(root: Path) -> Iterator[None]:
+    previous = os.environ.get("MINARI_DATASETS_PATH")
+    os.environ["MINARI_DATASETS_PATH"] = str(root)
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("MINARI_DATASETS_PATH", None)
+        else:
+            os.environ["MINARI_DATASETS_PATH"] = previous
+
+
+def _buffers(episodes: Iterable[Episode], domain: Domain, on_episode: Callable[[Episode], None],
+             checksum: ArrayChecksum) -> Iterator[EpisodeBuffer]:
+    obs_space = make_observation_space(domain.state_space)
+    for index, episode in enumerate(episodes):
+        validate_episode(index, episode, obs_space, domain.action_space, INFO_KEYS)
+        checksum.update(episode)
+        on_episode(episode)
+        instructions = [episode.instruction] * len(episode.states)
+        yield EpisodeBuffer(
+            id=index,
+            seed=int(episode.seed),
+            options=episode.metadata,
+            observations={"state": episode.states, "instruction": instructions},
+            actions=episode.actions,
+            rewards=episode.rewards,
+            terminations=episode.terminations,
+            truncations=episode.truncations,
+            infos={key: np.asarray(episode.infos[key]) for key in INFO_KEYS},
+        )
+
+
+def write_dataset(dataset_id: str, episodes: Iterable[Episode], domain: Domain, *,
+                  make_card: Callable[[str], dict[str, Any]], on_episode: Callable[[Episode], None],
+                  description: str, force: bool = False) -> Path:
+    """Write ``episodes`` as Minari dataset ``dataset_id``; return its folder.
+
+    ``on_episode`` sees each validated episode (the builder accumulates statistics there);
+    ``make_card(checksum)`` is called after the last episode and must return the card.
+    """
+    parsed = parse_id(dataset_id)
+    root = datasets_root()
+    destination = root / str(parsed)
+    if destination.exists() and not force:
+        raise DatasetExistsError(f"dataset {dataset_id} already exists at {destination}; "
+                                 "pass --force (force=True) to replace this version")
+    root.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".imaginebench-staging-", dir=root))
+    try:
+        checksum = ArrayChecksum()
+        with _minari_root(staging), warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # Minari's "no code_permalink" etc.
+            dataset = minari.create_dataset_from_buffers(
+                dataset_id=dataset_id,
+                buffer=_buffers(episodes, domain, on_episode, checksum),
+                eval_env=eval_env_spec(domain.name, parsed.level),
+                observation_space=make_observation_space(domain.state_space),
+                action_space=domain.action_space,
+                algorithm_name="expert" if parsed.source == "real" else "language-model",
+                author={"imaginebench-data"},
+                code_permalink="builders/ (imaginebench-data)",
+                description=description,
+                requirements=["imaginebench-data"],
+                data_format="hdf5",
+            )
+            dataset.storage.update_metadata({CARD_KEY: plain_json(make_card(checksum.hexdigest()))})
+        _ensure_namespace(root)
+        _install(staging / str(parsed), destination)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return destination
+
+
+def _install(built: Path, destination: Path) -> None:
+    """Move ``built`` to ``destination``; an existing version is replaced only once the new one is in."""
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    backup = None
+    if destination.exists():
+        backup = destination.with_name(f".{destination.name}.replaced")
+        shutil.rmtree(backup, ignore_errors=True)
+        destination.rename(backup)
+    try:
+        built.rename(destination)
+    except BaseException:
+        if backup is not None:
+            backup.rename(destination)
+        raise
+    if backup is not None:
+        shutil.rmtree(backup, ignore_errors=True)
+
+
+def _ensure_namespace(root: Path) -> None:
+    with _minari_root(root):
+        from minari import namespace
+
+        if NAMESPACE not in namespace.list_local_namespaces():
+            with contextlib.suppress(ValueError):
+                namespace.create_namespace(NAMESPACE, description=NAMESPACE_DESCRIPTION)

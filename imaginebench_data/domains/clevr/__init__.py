@@ -1,0 +1,39 @@
+"""CLEVR-Robot: five balls on a table, 40 discrete pushes, four task levels."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+from ...core.domain import Domain
+from . import checks
+from .expert import ClevrExpert
+from .sim import N_ACTIONS, STATE_DIM, TABLE_HALF, ClevrSimulator
+from .tasks import tasks
+
+DOMAIN = Domain(
+    name="clevr",
+    env_id="imaginebench/Clevr-v0",
+    state_space=gym.spaces.Box(-np.inf, np.inf, (STATE_DIM,), np.float32),
+    action_space=gym.spaces.Discrete(N_ACTIONS),
+    tasks=tasks,
+    simulator=ClevrSimulator,
+    expert=ClevrExpert,
+    illegal_kinds=checks.ILLEGAL_KINDS,
+    illegal=checks.illegal,
+    transition_distance=checks.transition_distance,
+    transition_tolerance=checks.TRANSITION_TOLERANCE,
+    notes={
+        "state": "10 numbers: (x, y) in metres of the red, blue, green, purple, cyan balls.",
+        "action": "Discrete(40): ball = a // 8, direction = a % 8 of "
+        "(+x, +y, -x, -y, +x+y, -x+y, +x-y, -x-y); one push of about 0.077 m.",
+        "table": f"walls at |x|, |y| = {TABLE_HALF} m; balls of radius 0.13 m.",
+        "transition_error": f"largest ball displacement between the stored next state and "
+        f"the re-simulated one; tolerance {checks.TRANSITION_TOLERANCE} m.",
+        "rewards": "train/rephrase: 10 * (d_before - d_after), d = distance between the two "
+        "balls of the relation; easy: 1 on success; hard: 10 * change in satisfied "
+        "sub-goals (relations, aligned pairs or gathered balls), on the post-step state.",
+    },
+)
+
+__all__ = ["DOMAIN"]

@@ -1,0 +1,142 @@
+"""The CLEVR-Robot simulator: five balls on a walled table and a point-mass pusher.
+
+Written on the ``mujoco`` bindings. Balls slide in the plane (two slide joints each),
+so the simulator state is exactly the 10 numbers of the dataset state: the xy centre of
+each ball in the fixed colour order red, blue, green, purple, cyan. Velocities are zero
+between actions (every push ends with a settle phase, after which velocities are reset),
+which makes one push a deterministic function of the 10-number state: re-simulating a
+stored transition from its start state reproduces it exactly.
+
+Action ``a`` in ``0..39`` pushes ball ``a // 8`` along direction ``a % 8``: the pusher is
+teleported behind the ball (opposite the direction), then driven along the direction.
+Units are metres; the table spans ``[-TABLE_HALF, TABLE_HALF]`` on both axes.
+"""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+
+BALL_RADIUS = 0.13
+N_BALLS = 5
+COLOURS = ("red", "blue", "green", "purple", "cyan")
+RGBA = ("1 0.1 0.1 1", "0.1 0.2 1 1", "0.1 0.8 0.2 1", "0.6 0.2 0.8 1", "0.1 0.9 0.9 1")
+STATE_DIM = 2 * N_BALLS
+N_DIRECTIONS = 8
+N_ACTIONS = N_BALLS * N_DIRECTIONS
+# Push directions, in the original's order: +x, +y, -x, -y, then the four diagonals.
+DIRECTIONS = np.array(
+    [[1, 0], [0, 1], [-1, 0], [0, -1], [0.8, 0.8], [-0.8, 0.8], [0.8, -0.8], [-0.8, -0.8]],
+    dtype=np.float64,
+)
+TABLE_HALF = 1.0  # walls stand just outside this square
+PUSHER_RADIUS = 0.05
+PUSH_OFFSET = BALL_RADIUS + PUSHER_RADIUS + 0.02  # pusher centre behind the ball, before a push
+PUSH_SPEED = 0.6  # m/s commanded to the pusher
+PUSH_SUBSTEPS = 20
+SETTLE_SUBSTEPS = 20
+PARK = (0.0, -3.0)  # where the pusher waits between pushes, far off the table
+# Random scenes: the original's spawn box, balls' surfaces at least SPAWN_GAP apart.
+SPAWN_LOW = np.array([-0.5, -0.3])
+SPAWN_HIGH = np.array([0.5, 0.5])
+SPAWN_GAP = 0.1
+
+
+def _model_xml() -> str:
+    wall = TABLE_HALF + 0.05
+    balls = "\n".join(
+        f"""    <body name="ball{i}" pos="0 0 {BALL_RADIUS}">
+      <joint name="ball{i}_x" type="slide" axis="1 0 0" damping="0.4"/>
+      <joint name="ball{i}_y" type="slide" axis="0 1 0" damping="0.4"/>
+      <geom type="sphere" size="{BALL_RADIUS}" mass="0.1" rgba="{RGBA[i]}" contype="1" conaffinity="3"/>
+    </body>"""
+        for i in range(N_BALLS)
+    )
+    walls = "\n".join(
+        f'    <geom type="box" pos="{x} {y} {BALL_RADIUS}" size="{sx} {sy} {BALL_RADIUS}" '
+        f'contype="2" conaffinity="1" rgba="0.5 0.5 0.5 1"/>'
+        for x, y, sx, sy in (
+            (wall, 0, 0.05, wall + 0.05),
+            (-wall, 0, 0.05, wall + 0.05),
+            (0, wall, wall + 0.05, 0.05),
+            (0, -wall, wall + 0.05, 0.05),
+        )
+    )
+    return f"""<mujoco model="clevr_robot">
+  <option timestep="0.005" integrator="implicitfast" gravity="0 0 0"/>
+  <worldbody>
+    <geom name="table" type="plane" size="{TABLE_HALF + 0.1} {TABLE_HALF + 0.1} 0.01"
+          contype="0" conaffinity="0"/>
+{walls}
+{balls}
+    <body name="pusher" pos="0 0 {BALL_RADIUS}">
+      <joint name="pusher_x" type="slide" axis="1 0 0"/>
+      <joint name="pusher_y" type="slide" axis="0 1 0"/>
+      <geom type="sphere" size="{PUSHER_RADIUS}" mass="1" rgba="0.9 0.9 0.9 1" contype="1" conaffinity="0"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <velocity joint="pusher_x" kv="50" ctrlrange="-2 2"/>
+    <velocity joint="pusher_y" kv="50" ctrlrange="-2 2"/>
+  </actuator>
+</mujoco>"""
+
+
+class ClevrSimulator:
+    """One MuJoCo model and data; set any 10-number state, apply pushes, read the state.
+
+    ``state`` arrays have shape ``(10,)`` = ``[x_red, y_red, x_blue, y_blue, ...]``.
+    States are kept in float32 precision: ``set_state`` rounds to float32 so that a stored
+    (float32) state re-simulates to the same result as the live run.
+    """
+
+    def __init__(self) -> None:
+        self.model = mujoco.MjModel.from_xml_string(_model_xml())
+        self.data = mujoco.MjData(self.model)
+
+    def set_state(self, state: np.ndarray) -> None:
+        state = np.asarray(state, dtype=np.float32).astype(np.float64)
+        if state.shape != (STATE_DIM,):
+            raise ValueError(f"CLEVR state must have shape ({STATE_DIM},), got {state.shape}")
+        self.data.qpos[:STATE_DIM] = state
+        self.data.qpos[STATE_DIM:] = PARK
+        self.data.qvel[:] = 0.0
+        self.data.ctrl[:] = 0.0
+        mujoco.mj_forward(self.model, self.data)
+
+    def get_state(self) -> np.ndarray:
+        return self.data.qpos[:STATE_DIM].astype(np.float32)
+
+    def push(self, action: int) -> np.ndarray:
+        """Apply discrete action ``action`` from the current state; return the new state."""
+        if not 0 <= int(action) < N_ACTIONS:
+            raise ValueError(f"CLEVR action must be in [0, {N_ACTIONS}), got {action}")
+        ball, direction = divmod(int(action), N_DIRECTIONS)
+        unit = DIRECTIONS[direction] / np.linalg.norm(DIRECTIONS[direction])
+        centre = self.data.qpos[2 * ball : 2 * ball + 2]
+        self.data.qpos[STATE_DIM:] = centre - PUSH_OFFSET * unit
+        self.data.qvel[:] = 0.0
+        mujoco.mj_forward(self.model, self.data)
+        self.data.ctrl[:] = PUSH_SPEED * DIRECTIONS[direction]
+        mujoco.mj_step(self.model, self.data, nstep=PUSH_SUBSTEPS)
+        self.data.ctrl[:] = 0.0
+        self.data.qpos[STATE_DIM:] = PARK
+        self.data.qvel[STATE_DIM:] = 0.0
+        mujoco.mj_step(self.model, self.data, nstep=SETTLE_SUBSTEPS)
+        # Rest between actions: the next push starts from the 10 numbers alone.
+        self.set_state(self.get_state())
+        return self.get_state()
+
+    def step_from(self, state: np.ndarray, action: int) -> np.ndarray:
+        """Put the simulator in ``state``, apply ``action``, return the next state."""
+        self.set_state(state)
+        return self.push(action)
+
+    def random_state(self, rng: np.random.Generator) -> np.ndarray:
+        """A random scene: balls uniform in the spawn box, surfaces at least SPAWN_GAP apart."""
+        min_dist = 2 * BALL_RADIUS + SPAWN_GAP
+        while True:
+            centres = rng.uniform(SPAWN_LOW, SPAWN_HIGH, size=(N_BALLS, 2))
+            gaps = np.linalg.norm(centres[:, None] - centres[None], axis=-1)
+            if np.all(gaps[np.triu_indices(N_BALLS, 1)] >= min_dist):
+                return centres.reshape(-1).astype(np.float32)

@@ -1,0 +1,29 @@
+"""Reading datasets for training and evaluating policies.
+
+- ``load(id)``: all transitions of one dataset as flat, aligned arrays (cached on disk).
+- ``Sampler({ds: ratio}, encoder=..., filters=...)``: mixed batches with instruction embeddings.
+- ``get_encoder(spec)``: instruction encoders (``"minilm"``, a local model directory, or None).
+- ``evaluate(policy, domain, level)``: success rate per task in the eval env.
+"""
+
+from __future__ import annotations
+
+from .encoders import Encoder, HFEncoder, get_encoder
+from .errors import DatasetNotFoundError
+from .evaluate import evaluate
+from .sampler import FILTERS, Sampler, largest_remainder
+from .transitions import Transitions, default_cache_dir, load
+
+__all__ = [
+    "load",
+    "Transitions",
+    "default_cache_dir",
+    "DatasetNotFoundError",
+    "Sampler",
+    "FILTERS",
+    "largest_remainder",
+    "get_encoder",
+    "Encoder",
+    "HFEncoder",
+    "evaluate",
+]

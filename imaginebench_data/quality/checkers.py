@@ -1,0 +1,57 @@
+"""Run a domain's checkers over an episode and store the results as per-step infos.
+
+Per step ``t`` in ``0..T`` (index 0 is the reset state):
+
+- ``legal[t]``: state t breaks no domain constraint; ``illegal_mask[t]`` has bit k set for
+  the k-th of ``domain.illegal_kinds``.
+- ``success[t]``: the task's predicate on transition t-1 -> t (False at t = 0).
+- ``transition_error[t]``: distance between s_t and the simulator's step from
+  (s_{t-1}, a_{t-1}); 0 at t = 0, inf when either state is not finite.
+- ``transition_ok[t]``: ``transition_error[t] <= domain.transition_tolerance``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.domain import Domain, Simulator
+from ..core.episode import Episode
+
+INFO_KEYS = ("success", "legal", "illegal_mask", "transition_error", "transition_ok")
+
+
+def illegal_masks(domain: Domain, states: np.ndarray) -> np.ndarray:
+    """(T+1,) int32 bit masks of the illegal kinds of each state."""
+    flags = domain.illegal(states)
+    return (flags.astype(np.int64) << np.arange(flags.shape[1])).sum(axis=1).astype(np.int32)
+
+
+def resimulate(domain: Domain, sim: Simulator, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """(T,) transition errors: each stored (s_t, a_t) stepped in the simulator, against s_{t+1}."""
+    errors = np.full(len(actions), np.inf)
+    finite = np.isfinite(states).all(axis=1)
+    predicted = np.array(states[1:], dtype=np.float32)
+    for t, action in enumerate(actions):
+        if finite[t] and finite[t + 1]:
+            predicted[t] = sim.step_from(states[t], action)
+    checked = finite[:-1] & finite[1:]
+    errors[checked] = domain.transition_distance(predicted[checked], states[1:][checked])
+    return errors
+
+
+def annotate(domain: Domain, episode: Episode, sim: Simulator) -> Episode:
+    """Fill ``episode.infos`` with the checkers' per-step results (see module docstring)."""
+    task = domain.task(episode.level, episode.task_id)
+    states, actions = episode.states, episode.actions
+    masks = illegal_masks(domain, states)
+    with np.errstate(all="ignore"):
+        success = task.success(states[:-1], actions, states[1:])
+    errors = np.concatenate([[0.0], resimulate(domain, sim, states, actions)])
+    episode.infos = {
+        "success": np.concatenate([[False], np.asarray(success, bool)]),
+        "legal": masks == 0,
+        "illegal_mask": masks,
+        "transition_error": errors.astype(np.float32),
+        "transition_ok": errors <= domain.transition_tolerance,
+    }
+    return episode

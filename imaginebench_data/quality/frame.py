@@ -1,0 +1,64 @@
+"""Quality by episode, as a pandas DataFrame: the one source of every quality statistic.
+
+``quality_frame(id)`` reads a stored dataset; ``episode_row`` is what the builder uses on
+episodes before they are written, so the card and the frame can never disagree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.domain import Domain
+
+
+def episode_row(domain: Domain, metadata: dict[str, Any], rewards: np.ndarray,
+                infos: dict[str, np.ndarray]) -> dict[str, Any]:
+    """One row: task, level, length, return, success and the quality counts of one episode.
+
+    ``success`` is goal consistency: the episode's final transition satisfies its
+    instruction's predicate. Counts are over the T+1 states and T transitions.
+    """
+    masks = np.asarray(infos["illegal_mask"], np.int64)
+    row = {
+        "task_id": metadata["task_id"],
+        "level": metadata["level"],
+        "phrasing_id": int(metadata["phrasing_id"]),
+        "source": metadata["source"],
+        "length": int(len(rewards)),
+        "return": float(np.sum(rewards, dtype=np.float64)),
+        "success": bool(infos["success"][-1]),
+        "states": int(len(masks)),
+        "illegal_states": int((masks != 0).sum()),
+        "transition_errors": int((~np.asarray(infos["transition_ok"], bool)[1:]).sum()),
+        "max_transition_error": float(np.max(infos["transition_error"])),
+    }
+    for bit, kind in enumerate(domain.illegal_kinds):
+        row[f"illegal_{kind}"] = int(((masks >> bit) & 1).sum())
+    return row
+
+
+def _text(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def quality_frame(dataset_id: str) -> pd.DataFrame:
+    """One row per episode of a stored dataset (see ``episode_row`` for the columns)."""
+    from ..datasets.store import open_dataset
+    from ..domains import get_domain
+
+    dataset, card = open_dataset(dataset_id)
+    domain = get_domain(card["domain"])
+    rows = []
+    metadatas = dataset.storage.get_episode_metadata(dataset.episode_indices)
+    for episode, metadata in zip(dataset.iterate_episodes(), metadatas):
+        options = {key: _text(value) for key, value in metadata["options"].items()}
+        row = episode_row(domain, options, episode.rewards, episode.infos)
+        rows.append({"episode_id": int(episode.id), "seed": int(metadata.get("seed", -1)), **row})
+    return pd.DataFrame(rows)

@@ -1,0 +1,22 @@
+import numpy as np
+import pytest
+
+# A scene with the five balls far apart: red, blue, green, purple, cyan.
+FAR_APART = np.array([[-0.8, -0.6], [-0.4, 0.8], [0.0, -0.6], [0.4, 0.8], [0.8, -0.6]], np.float32)
+
+
+def scene(**moves) -> np.ndarray:
+    """A (10,) state: FAR_APART with some balls moved, e.g. scene(red=(0.1, 0.2))."""
+    colours = ("red", "blue", "green", "purple", "cyan")
+    centres = FAR_APART.copy()
+    for colour, xy in moves.items():
+        centres[colours.index(colour)] = xy
+    return centres.reshape(-1)
+
+
+@pytest.fixture
+def minari_root(tmp_path, monkeypatch):
+    root = tmp_path / "minari"
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(root))
+    monkeypatch.setenv("IMAGINEBENCH_CACHE", str(tmp_path / "cache"))
+    return root

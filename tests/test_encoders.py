@@ -1,0 +1,68 @@
+"""Instruction encoders: the shipped MiniLM, any local Hugging Face directory, None."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from imaginebench_data.loader import HFEncoder, get_encoder
+
+
+def test_minilm_embeddings():
+    encoder = get_encoder("minilm")
+    assert encoder is get_encoder()  # the default, loaded once
+    assert encoder.name == "minilm" and encoder.dim == 384
+    texts = ["push the red ball to the left", "move the red ball to the left",
+             "gather all balls around the green ball"]
+    emb = encoder.encode(texts)
+    assert emb.shape == (3, 384) and emb.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-5)
+    cos = emb @ emb.T
+    assert cos[0, 1] > cos[0, 2] + 0.1
+    assert cos[0, 1] > 0.8
+    np.testing.assert_allclose(encoder.encode(texts[::-1]), emb[::-1])
+    assert encoder.encode([]).shape == (0, 384)
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory):
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    path = tmp_path_factory.mktemp("tiny-bert")
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "push", "move", "the", "red", "blue",
+             "green", "ball", "to", "left", "right", "all", "balls", "around", "gather", "."]
+    vocab = path / "vocab.txt"
+    vocab.write_text("\n".join(words) + "\n")
+    tokenizer = BertTokenizerFast(vocab_file=str(vocab))
+    config = BertConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64,
+                        vocab_size=len(words), max_position_embeddings=64)
+    BertModel(config).save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+def test_local_directory(tiny_bert):
+    encoder = get_encoder(str(tiny_bert))
+    assert encoder.dim == 32 and encoder.name == str(tiny_bert.resolve())
+    assert get_encoder(tiny_bert) is encoder
+    emb = encoder.encode(["push the red ball", "gather all balls around the green ball", "push the red ball"])
+    assert emb.shape == (3, 32) and emb.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-5)
+    np.testing.assert_array_equal(emb[0], emb[2])
+    assert not np.allclose(emb[0], emb[1])
+
+
+def test_mean_pooling_ignores_padding(tiny_bert):
+    # Fresh names, so that nothing comes from the in-memory cache.
+    alone = HFEncoder(tiny_bert, name="alone").encode(["push the ball"])
+    padded = HFEncoder(tiny_bert, name="padded").encode(["gather all balls around the green ball .",
+                                                         "push the ball"])
+    np.testing.assert_allclose(padded[1], alone[0], atol=1e-5)
+
+
+def test_none_and_bad_specs(tmp_path):
+    assert get_encoder(None) is None
+    with pytest.raises(ValueError, match="no-such-model"):
+        get_encoder(str(tmp_path / "no-such-model"))
+    with pytest.raises(FileNotFoundError, match="config.json"):
+        HFEncoder(tmp_path)

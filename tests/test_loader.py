@@ -1,0 +1,185 @@
+"""load(): alignment of the flat arrays, the on-disk cache, and unknown ids."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import string
+
+import gymnasium as gym
+import minari
+import numpy as np
+import pytest
+from minari.data_collector import EpisodeBuffer
+
+from imaginebench_data.loader import DatasetNotFoundError, Transitions, load
+
+CHARSET = string.ascii_letters + string.digits + " .,;:!?'\"-()/&"
+D = 4
+# (length, terminated, instruction) per episode; the others end truncated.
+EPISODES = [(3, True, "Push the red ball."), (5, False, "Move the blue ball."),
+            (1, True, "Push the red ball."), (4, False, "Get the green ball.")]
+
+
+def write_dataset(dataset_id, episodes=EPISODES, card=None, reward_offset=0.0, legal_false=(),
+                  transition_bad=()):
+    """A Minari dataset whose state at step t of episode e is [e, t, 100 e + t, 0].
+
+    ``legal_false``/``transition_bad``: (episode, info index) pairs set False in the infos.
+    Terminated episodes have ``infos["success"][T]`` True; actions are ``10 e + t``.
+    """
+    obs_space = gym.spaces.Dict({
+        "state": gym.spaces.Box(-np.inf, np.inf, (D,), np.float32),
+        "instruction": gym.spaces.Text(max_length=400, min_length=1, charset=CHARSET),
+    })
+    buffers = []
+    for e, (length, terminated, text) in enumerate(episodes):
+        t = np.arange(length + 1)
+        states = np.stack([np.full(length + 1, e), t, 100 * e + t, 0 * t], 1).astype(np.float32)
+        legal = np.ones(length + 1, bool)
+        ok = np.ones(length + 1, bool)
+        legal[[i for ep, i in legal_false if ep == e]] = False
+        ok[[i for ep, i in transition_bad if ep == e]] = False
+        success = np.zeros(length + 1, bool)
+        success[length] = terminated
+        buffers.append(EpisodeBuffer(
+            id=e, seed=1000 + e,
+            options={"task_id": f"task-{e}", "level": "train", "phrasing_id": e % 2, "source": "real",
+                     "instruction": text},
+            observations={"state": states, "instruction": [text] * (length + 1)},
+            actions=(10 * e + t[:-1]).astype(np.int64),
+            rewards=(e + t[:-1] / 10 + reward_offset).astype(np.float32),
+            terminations=np.arange(length) == length - 1 if terminated else np.zeros(length, bool),
+            truncations=np.zeros(length, bool) if terminated else np.arange(length) == length - 1,
+            infos={"success": success, "legal": legal, "illegal_mask": (~legal).astype(np.int32),
+                   "transition_error": np.zeros(length + 1, np.float32), "transition_ok": ok},
+        ))
+    with pytest.warns(UserWarning):  # Minari's reminders about authors, permalinks, ...
+        ds = minari.create_dataset_from_buffers(dataset_id, buffers, observation_space=obs_space,
+                                                action_space=gym.spaces.Discrete(40), data_format="hdf5")
+    if card is not None:
+        ds.storage.update_metadata({"imaginebench_card": card})
+    return ds
+
+
+@pytest.fixture
+def datasets(tmp_path, monkeypatch):
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "minari"))
+    monkeypatch.setenv("IMAGINEBENCH_CACHE", str(tmp_path / "cache"))
+    return tmp_path
+
+
+CARD = {"checksum": "a" * 64, "domain": "clevr", "level": "train", "source": "real"}
+
+
+def test_alignment(datasets):
+    write_dataset("imaginebench/toy-v0", card=CARD, legal_false=[(1, 2)], transition_bad=[(3, 2)])
+    tr = load("imaginebench/toy-v0")
+    assert isinstance(tr, Transitions)
+    lengths = [length for length, _, _ in EPISODES]
+    assert len(tr) == sum(lengths) == 13
+    assert tr.observations.shape == tr.next_observations.shape == (13, D)
+    assert tr.observations.dtype == np.float32 and tr.actions.dtype == np.int64
+    e, t = tr.episode_ids, tr.steps
+    np.testing.assert_array_equal(e, np.repeat(np.arange(4), lengths))
+    np.testing.assert_array_equal(t, np.concatenate([np.arange(n) for n in lengths]))
+    np.testing.assert_array_equal(tr.observations[:, 0], e)
+    np.testing.assert_array_equal(tr.observations[:, 1], t)
+    np.testing.assert_array_equal(tr.next_observations[:, 0], e)
+    np.testing.assert_array_equal(tr.next_observations[:, 1], t + 1)
+    np.testing.assert_array_equal(tr.next_observations[:, 2], 100 * e + t + 1)
+    np.testing.assert_array_equal(tr.actions, 10 * e + t)
+    np.testing.assert_allclose(tr.rewards, e + t / 10, rtol=1e-6)
+    last = t == np.array(lengths)[e] - 1
+    terminated = np.array([term for _, term, _ in EPISODES])[e]
+    np.testing.assert_array_equal(tr.terminals, last & terminated)
+    np.testing.assert_array_equal(tr.timeouts, last & ~terminated)
+    assert tr.terminals.sum() == 2 and tr.timeouts.sum() == 2
+    # The final state of an episode is never an observation, only a next observation.
+    final = {(ep, n) for ep, n in enumerate(lengths)}
+    assert not final & {tuple(row) for row in tr.observations[:, :2].astype(int).tolist()}
+    assert final <= {tuple(row) for row in tr.next_observations[:, :2].astype(int).tolist()}
+
+
+def test_instructions_flags_and_episodes(datasets):
+    write_dataset("imaginebench/toy-v0", card=CARD, legal_false=[(1, 2)], transition_bad=[(3, 2)])
+    tr = load("imaginebench/toy-v0")
+    assert tr.instructions == ["Get the green ball.", "Move the blue ball.", "Push the red ball."]
+    expected = np.array([EPISODES[ep][2] for ep in tr.episode_ids])
+    np.testing.assert_array_equal(np.asarray(tr.instructions)[tr.instruction_ids], expected)
+    np.testing.assert_array_equal(tr.instruction_texts, expected)
+    # state 2 of episode 1 illegal -> its transitions at steps 1 and 2 are flagged.
+    np.testing.assert_array_equal(np.flatnonzero(~tr.legal), np.flatnonzero((tr.episode_ids == 1) &
+                                                                            np.isin(tr.steps, [1, 2])))
+    # infos transition_ok[2] of episode 3 describes its transition at step 1.
+    np.testing.assert_array_equal(np.flatnonzero(~tr.transition_ok),
+                                  np.flatnonzero((tr.episode_ids == 3) & (tr.steps == 1)))
+    np.testing.assert_array_equal(tr.success, tr.terminals)
+    np.testing.assert_array_equal(tr.goal_consistent, np.isin(tr.episode_ids, [0, 2]))
+    ep = tr.episodes
+    assert list(ep.columns) == ["episode_id", "task_id", "level", "phrasing_id", "source", "seed",
+                                "length", "return"]
+    assert ep["episode_id"].tolist() == [0, 1, 2, 3]
+    assert ep["task_id"].tolist() == ["task-0", "task-1", "task-2", "task-3"]
+    assert ep["seed"].tolist() == [1000, 1001, 1002, 1003]
+    assert ep["phrasing_id"].tolist() == [0, 1, 0, 1]
+    assert ep["length"].tolist() == [3, 5, 1, 4]
+    np.testing.assert_allclose(ep["return"], [0.3, 6.0, 2.0, 12.6], rtol=1e-5)
+    assert tr.card == CARD and tr.dataset_id == "imaginebench/toy-v0"
+
+
+def test_cache_skips_minari_and_checksum_invalidates(datasets, monkeypatch):
+    write_dataset("imaginebench/toy-v0", card=CARD)
+    first = load("imaginebench/toy-v0")
+    assert len(list((datasets / "cache").glob("*.npz"))) == 1
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("minari.load_dataset called")
+
+    monkeypatch.setattr(minari, "load_dataset", fail)
+    second = load("imaginebench/toy-v0")
+    for name in ("observations", "next_observations", "actions", "rewards", "terminals", "timeouts",
+                 "episode_ids", "steps", "instruction_ids", "legal", "transition_ok", "success",
+                 "goal_consistent"):
+        a, b = getattr(first, name), getattr(second, name)
+        assert a.dtype == b.dtype, name
+        np.testing.assert_array_equal(a, b, err_msg=name)
+    assert second.instructions == first.instructions and second.card == first.card
+    assert second.episodes.equals(first.episodes)
+
+    # New data under a new checksum: the cache no longer matches, so Minari is read again.
+    shutil.rmtree(datasets / "minari" / "imaginebench" / "toy-v0")
+    monkeypatch.undo()
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(datasets / "minari"))
+    monkeypatch.setenv("IMAGINEBENCH_CACHE", str(datasets / "cache"))
+    write_dataset("imaginebench/toy-v0", card={**CARD, "checksum": "b" * 64}, reward_offset=5.0)
+    monkeypatch.setattr(minari, "load_dataset", fail)
+    with pytest.raises(RuntimeError, match="load_dataset called"):
+        load("imaginebench/toy-v0")
+    monkeypatch.undo()
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(datasets / "minari"))
+    third = load("imaginebench/toy-v0", cache_dir=datasets / "cache")
+    np.testing.assert_allclose(third.rewards, first.rewards + 5.0, rtol=1e-6)
+    assert len(list((datasets / "cache").glob("*.npz"))) == 2
+
+
+def test_cache_without_card_uses_the_file(datasets, monkeypatch):
+    write_dataset("imaginebench/nocard-v0")
+    first = load("imaginebench/nocard-v0", cache_dir=datasets / "other")
+    assert first.card == {} and len(list((datasets / "other").glob("*.json"))) == 1
+    meta = json.loads(next((datasets / "other").glob("*.json")).read_text())
+    assert meta["instructions"] == first.instructions
+    monkeypatch.setattr(minari, "load_dataset", lambda *a, **k: 1 / 0)
+    second = load("imaginebench/nocard-v0", cache_dir=datasets / "other")
+    np.testing.assert_array_equal(second.actions, first.actions)
+
+
+def test_unknown_id(datasets):
+    write_dataset("imaginebench/toy-v0", card=CARD)
+    with pytest.raises(DatasetNotFoundError) as info:
+        load("imaginebench/nope-v0")
+    message = str(info.value)
+    assert "imaginebench/nope-v0" in message
+    assert "imaginebench/toy-v0" in message  # what is available
+    assert str(datasets / "minari") in message  # where it looked
+    assert isinstance(info.value, KeyError)

@@ -1,0 +1,146 @@
+"""Sampler: exact per-source shares, filters, embedding join, dtypes."""
+
+from __future__ import annotations
+
+import string
+
+import gymnasium as gym
+import minari
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from minari.data_collector import EpisodeBuffer
+
+from imaginebench_data.loader import Sampler, Transitions, get_encoder, largest_remainder
+
+TEXTS = ["Push the red ball to the left.", "Move the blue ball behind the green ball.",
+         "Gather all balls around the green ball."]
+
+
+def make_transitions(name, n, texts=TEXTS, continuous=False, **flags):
+    """n rows; observation row i is [source marker, i, 0]; instruction of row i is texts[i % len]."""
+    rng = np.random.default_rng(len(name) + n)
+    obs = np.stack([np.full(n, len(name)), np.arange(n), np.zeros(n)], 1).astype(np.float32)
+    instructions = sorted(set(texts))
+    ids = np.asarray([instructions.index(texts[i % len(texts)]) for i in range(n)], dtype=np.int64)
+    ones = np.ones(n, bool)
+    return Transitions(
+        dataset_id=name, observations=obs, next_observations=obs + 1,
+        actions=rng.normal(size=(n, 2)).astype(np.float32) if continuous else np.arange(n) % 40,
+        rewards=np.arange(n, dtype=np.float32), terminals=np.arange(n) % 7 == 6,
+        timeouts=np.zeros(n, bool), episode_ids=np.arange(n) // 7, steps=np.arange(n) % 7,
+        instruction_ids=ids, instructions=instructions,
+        legal=flags.get("legal", ones), transition_ok=flags.get("transition_ok", ones),
+        success=flags.get("success", ones), goal_consistent=flags.get("goal_consistent", ones),
+        episodes=pd.DataFrame(), card={},
+    )
+
+
+def test_largest_remainder():
+    assert largest_remainder([0.5, 0.5], 256).tolist() == [128, 128]
+    assert largest_remainder([1, 1, 1], 10).tolist() == [4, 3, 3]
+    assert largest_remainder([0.2, 0.5, 0.3], 7).tolist() == [1, 4, 2]  # 1.4, 3.5, 2.1
+    assert largest_remainder([3, 0], 5).tolist() == [5, 0]
+
+
+def test_exact_shares_and_source_index():
+    a, b = make_transitions("real", 50), make_transitions("imaginary", 80)
+    sampler = Sampler({a: 1.0, b: 3.0}, encoder=None)
+    np.testing.assert_allclose(sampler.ratios, [0.25, 0.75])
+    batch = sampler.sample(400, as_numpy=True)
+    assert np.bincount(batch["source"]).tolist() == [100, 300]
+    # rows really come from the source they are labelled with
+    np.testing.assert_array_equal(batch["observations"][:, 0], np.where(batch["source"] == 0, 4, 9))
+    assert "instruction_embeddings" not in batch
+    assert sampler.split(256) == {"real": 64, "imaginary": 192}
+    assert sampler.counts == {"real": 50, "imaginary": 80}
+
+
+def test_filters_exclude_flagged_rows():
+    n = 60
+    legal = np.arange(n) % 3 != 0  # rows 0, 3, 6, ... illegal
+    ok = np.arange(n) < 45
+    a = make_transitions("real", n, legal=legal, transition_ok=ok)
+    b = make_transitions("imaginary", 30)
+    unfiltered = Sampler({a: 1, b: 1}, encoder=None, seed=1).sample(2000, as_numpy=True)
+    rows = unfiltered["observations"][unfiltered["source"] == 0, 1].astype(int)
+    assert (~legal[rows]).sum() > 0  # flagged rows do get drawn without the filter
+    sampler = Sampler({a: 1, b: 1}, encoder=None, filters=("legal", "transition_ok"), seed=1)
+    assert sampler.counts == {"real": int((legal & ok).sum()), "imaginary": 30}
+    assert sampler.counts["real"] == 30
+    batch = sampler.sample(2000, as_numpy=True, with_index=True)
+    rows = batch["observations"][batch["source"] == 0, 1].astype(int)
+    np.testing.assert_array_equal(rows, batch["index"][batch["source"] == 0])
+    assert legal[rows].all() and ok[rows].all()
+    assert len(np.unique(rows)) == 30  # uniform over all 30 kept rows
+
+
+def test_filter_that_empties_a_source():
+    a = make_transitions("real", 10, success=np.zeros(10, bool))
+    with pytest.raises(ValueError, match=r"filter 'success' leaves source 'real'"):
+        Sampler({a: 1.0}, encoder=None, filters=("success",))
+    with pytest.raises(ValueError, match="unknown filter"):
+        Sampler({a: 1.0}, encoder=None, filters=("legl",))
+
+
+def test_embeddings_joined_from_one_table():
+    encoder = get_encoder("minilm")
+    a = make_transitions("real", 20, texts=TEXTS[:2])
+    b = make_transitions("imaginary", 20, texts=TEXTS[1:])
+    sampler = Sampler({a: 0.5, b: 0.5}, encoder="minilm", seed=3)
+    assert sampler.instructions == sorted(TEXTS)  # shared instruction counted once
+    assert sampler.embeddings.shape == (3, 384)
+    batch = sampler.sample(64, as_numpy=True, with_index=True)
+    sources = [a, b]
+    texts = [sources[s].instruction_texts[i] for s, i in zip(batch["source"], batch["index"])]
+    assert len(set(texts)) == 3
+    emb = batch["instruction_embeddings"]
+    assert emb.shape == (64, 384) and emb.dtype == np.float32
+    np.testing.assert_allclose(emb, encoder.encode(texts), atol=1e-6)
+
+
+def test_torch_dtypes_and_devices():
+    a = make_transitions("real", 30)
+    batch = Sampler({a: 1.0}, encoder=None).sample(16, device="cpu")
+    assert batch["observations"].dtype == torch.float32 and batch["observations"].shape == (16, 3)
+    assert batch["next_observations"].dtype == torch.float32
+    assert batch["actions"].dtype == torch.long and batch["actions"].shape == (16,)
+    for key in ("rewards", "terminals", "timeouts"):
+        assert batch[key].dtype == torch.float32 and batch[key].shape == (16,)
+    assert batch["source"].dtype == torch.long
+    c = make_transitions("cont", 30, continuous=True)
+    cont = Sampler({c: 1.0}, encoder=None).sample(8)
+    assert cont["actions"].dtype == torch.float32 and cont["actions"].shape == (8, 2)
+    with pytest.raises(ValueError, match="actions"):
+        Sampler({a: 1.0, c: 1.0}, encoder=None)
+
+
+def test_same_seed_same_batches():
+    a, b = make_transitions("real", 40), make_transitions("imaginary", 40)
+    x = Sampler({a: 0.3, b: 0.7}, encoder=None, seed=7).sample(33, as_numpy=True)
+    y = Sampler({a: 0.3, b: 0.7}, encoder=None, seed=7).sample(33, as_numpy=True)
+    for key in x:
+        np.testing.assert_array_equal(x[key], y[key])
+    assert np.bincount(x["source"]).tolist() == [10, 23]  # 9.9 -> 10, 23.1 -> 23
+
+
+def test_sources_given_by_id(tmp_path, monkeypatch):
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "minari"))
+    charset = string.ascii_letters + string.digits + " .,;:!?'\"-()/&"
+    space = gym.spaces.Dict({"state": gym.spaces.Box(-np.inf, np.inf, (2,), np.float32),
+                             "instruction": gym.spaces.Text(400, min_length=1, charset=charset)})
+    for k, name in enumerate(["imaginebench/a-v0", "imaginebench/b-v0"]):
+        states = np.full((4, 2), k, np.float32)
+        buffer = EpisodeBuffer(id=0, seed=0, options={"task_id": "t"}, observations={
+            "state": states, "instruction": [TEXTS[k]] * 4}, actions=np.zeros(3, np.int64),
+            rewards=np.zeros(3, np.float32), terminations=np.array([0, 0, 1], bool),
+            truncations=np.zeros(3, bool), infos={"legal": np.ones(4, bool)})
+        with pytest.warns(UserWarning):
+            minari.create_dataset_from_buffers(name, [buffer], observation_space=space,
+                                               action_space=gym.spaces.Discrete(40), data_format="hdf5")
+    sampler = Sampler({"imaginebench/a-v0": 2, "imaginebench/b-v0": 1}, encoder=None,
+                      cache_dir=str(tmp_path / "cache"))
+    assert sampler.names == ["imaginebench/a-v0", "imaginebench/b-v0"]
+    batch = sampler.sample(9, as_numpy=True)
+    np.testing.assert_array_equal(batch["observations"][:, 0], [0] * 6 + [1] * 3)
