@@ -103,8 +103,9 @@ def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to g
     table.add_column(by)
     for column in grouped.columns:
         table.add_column(column, justify="right")
-    for key, row in grouped.iterrows():
-        table.add_row(str(key), *(f"{v:.3f}" if isinstance(v, float) else str(v) for v in row))
+    floats = [grouped[c].dtype.kind == "f" for c in grouped.columns]
+    for key, row in zip(grouped.index, grouped.itertuples(index=False)):
+        table.add_row(str(key), *(f"{v:.3f}" if is_float else str(v) for v, is_float in zip(row, floats)))
     console.print(table)
     console.print(f"{len(frame)} episodes, goal consistency {_pct(frame['success'].mean())}, "
                   f"illegal states {int(frame['illegal_states'].sum())}, "

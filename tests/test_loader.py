@@ -73,8 +73,8 @@ CARD = {"checksum": "a" * 64, "domain": "clevr", "level": "train", "source": "re
 
 
 def test_alignment(datasets):
-    write_dataset("imaginebench/toy-v0", card=CARD, legal_false=[(1, 2)], transition_bad=[(3, 2)])
-    tr = load("imaginebench/toy-v0")
+    write_dataset("imaginebench/toy-train-real-v0", card=CARD, legal_false=[(1, 2)], transition_bad=[(3, 2)])
+    tr = load("imaginebench/toy-train-real-v0")
     assert isinstance(tr, Transitions)
     lengths = [length for length, _, _ in EPISODES]
     assert len(tr) == sum(lengths) == 13
@@ -102,8 +102,8 @@ def test_alignment(datasets):
 
 
 def test_instructions_flags_and_episodes(datasets):
-    write_dataset("imaginebench/toy-v0", card=CARD, legal_false=[(1, 2)], transition_bad=[(3, 2)])
-    tr = load("imaginebench/toy-v0")
+    write_dataset("imaginebench/toy-train-real-v0", card=CARD, legal_false=[(1, 2)], transition_bad=[(3, 2)])
+    tr = load("imaginebench/toy-train-real-v0")
     assert tr.instructions == ["Get the green ball.", "Move the blue ball.", "Push the red ball."]
     expected = np.array([EPISODES[ep][2] for ep in tr.episode_ids])
     np.testing.assert_array_equal(np.asarray(tr.instructions)[tr.instruction_ids], expected)
@@ -125,19 +125,19 @@ def test_instructions_flags_and_episodes(datasets):
     assert ep["phrasing_id"].tolist() == [0, 1, 0, 1]
     assert ep["length"].tolist() == [3, 5, 1, 4]
     np.testing.assert_allclose(ep["return"], [0.3, 6.0, 2.0, 12.6], rtol=1e-5)
-    assert tr.card == CARD and tr.dataset_id == "imaginebench/toy-v0"
+    assert tr.card == CARD and tr.dataset_id == "imaginebench/toy-train-real-v0"
 
 
 def test_cache_skips_minari_and_checksum_invalidates(datasets, monkeypatch):
-    write_dataset("imaginebench/toy-v0", card=CARD)
-    first = load("imaginebench/toy-v0")
+    write_dataset("imaginebench/toy-train-real-v0", card=CARD)
+    first = load("imaginebench/toy-train-real-v0")
     assert len(list((datasets / "cache").glob("*.npz"))) == 1
 
     def fail(*args, **kwargs):
         raise RuntimeError("minari.load_dataset called")
 
     monkeypatch.setattr(minari, "load_dataset", fail)
-    second = load("imaginebench/toy-v0")
+    second = load("imaginebench/toy-train-real-v0")
     for name in ("observations", "next_observations", "actions", "rewards", "terminals", "timeouts",
                  "episode_ids", "steps", "instruction_ids", "legal", "transition_ok", "success",
                  "goal_consistent"):
@@ -148,38 +148,38 @@ def test_cache_skips_minari_and_checksum_invalidates(datasets, monkeypatch):
     assert second.episodes.equals(first.episodes)
 
     # New data under a new checksum: the cache no longer matches, so Minari is read again.
-    shutil.rmtree(datasets / "minari" / "imaginebench" / "toy-v0")
+    shutil.rmtree(datasets / "minari" / "imaginebench" / "toy-train-real-v0")
     monkeypatch.undo()
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(datasets / "minari"))
     monkeypatch.setenv("IMAGINEBENCH_CACHE", str(datasets / "cache"))
-    write_dataset("imaginebench/toy-v0", card={**CARD, "checksum": "b" * 64}, reward_offset=5.0)
+    write_dataset("imaginebench/toy-train-real-v0", card={**CARD, "checksum": "b" * 64}, reward_offset=5.0)
     monkeypatch.setattr(minari, "load_dataset", fail)
     with pytest.raises(RuntimeError, match="load_dataset called"):
-        load("imaginebench/toy-v0")
+        load("imaginebench/toy-train-real-v0")
     monkeypatch.undo()
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(datasets / "minari"))
-    third = load("imaginebench/toy-v0", cache_dir=datasets / "cache")
+    third = load("imaginebench/toy-train-real-v0", cache_dir=datasets / "cache")
     np.testing.assert_allclose(third.rewards, first.rewards + 5.0, rtol=1e-6)
     assert len(list((datasets / "cache").glob("*.npz"))) == 2
 
 
 def test_cache_without_card_uses_the_file(datasets, monkeypatch):
-    write_dataset("imaginebench/nocard-v0")
-    first = load("imaginebench/nocard-v0", cache_dir=datasets / "other")
+    write_dataset("imaginebench/nocard-train-real-v0")
+    first = load("imaginebench/nocard-train-real-v0", cache_dir=datasets / "other")
     assert first.card == {} and len(list((datasets / "other").glob("*.json"))) == 1
     meta = json.loads(next((datasets / "other").glob("*.json")).read_text())
     assert meta["instructions"] == first.instructions
     monkeypatch.setattr(minari, "load_dataset", lambda *a, **k: 1 / 0)
-    second = load("imaginebench/nocard-v0", cache_dir=datasets / "other")
+    second = load("imaginebench/nocard-train-real-v0", cache_dir=datasets / "other")
     np.testing.assert_array_equal(second.actions, first.actions)
 
 
 def test_unknown_id(datasets):
-    write_dataset("imaginebench/toy-v0", card=CARD)
+    write_dataset("imaginebench/toy-train-real-v0", card=CARD)
     with pytest.raises(DatasetNotFoundError) as info:
-        load("imaginebench/nope-v0")
+        load("imaginebench/nope-easy-real-v0")
     message = str(info.value)
-    assert "imaginebench/nope-v0" in message
-    assert "imaginebench/toy-v0" in message  # what is available
+    assert "imaginebench/nope-easy-real-v0" in message
+    assert "imaginebench/toy-train-real-v0" in message  # what is available
     assert str(datasets / "minari") in message  # where it looked
     assert isinstance(info.value, KeyError)

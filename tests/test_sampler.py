@@ -130,7 +130,7 @@ def test_sources_given_by_id(tmp_path, monkeypatch):
     charset = string.ascii_letters + string.digits + " .,;:!?'\"-()/&"
     space = gym.spaces.Dict({"state": gym.spaces.Box(-np.inf, np.inf, (2,), np.float32),
                              "instruction": gym.spaces.Text(400, min_length=1, charset=charset)})
-    for k, name in enumerate(["imaginebench/a-v0", "imaginebench/b-v0"]):
+    for k, name in enumerate(["imaginebench/toya-train-real-v0", "imaginebench/toyb-hard-imaginary-v0"]):
         states = np.full((4, 2), k, np.float32)
         buffer = EpisodeBuffer(id=0, seed=0, options={"task_id": "t"}, observations={
             "state": states, "instruction": [TEXTS[k]] * 4}, actions=np.zeros(3, np.int64),
@@ -139,8 +139,8 @@ def test_sources_given_by_id(tmp_path, monkeypatch):
         with pytest.warns(UserWarning):
             minari.create_dataset_from_buffers(name, [buffer], observation_space=space,
                                                action_space=gym.spaces.Discrete(40), data_format="hdf5")
-    sampler = Sampler({"imaginebench/a-v0": 2, "imaginebench/b-v0": 1}, encoder=None,
+    sampler = Sampler({"imaginebench/toya-train-real-v0": 2, "imaginebench/toyb-hard-imaginary-v0": 1}, encoder=None,
                       cache_dir=str(tmp_path / "cache"))
-    assert sampler.names == ["imaginebench/a-v0", "imaginebench/b-v0"]
+    assert sampler.names == ["imaginebench/toya-train-real-v0", "imaginebench/toyb-hard-imaginary-v0"]
     batch = sampler.sample(9, as_numpy=True)
     np.testing.assert_array_equal(batch["observations"][:, 0], [0] * 6 + [1] * 3)

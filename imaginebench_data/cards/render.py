@@ -77,17 +77,19 @@ def plot_card(card: dict[str, Any], frame: pd.DataFrame, path: Path) -> None:
 
     tasks = list(card["per_task"])
     per_task = card["per_task"]
-    width = max(8.0, 0.12 * len(tasks) + 4)
-    fig, axes = plt.subplots(3, 1, figsize=(width, 10), constrained_layout=True)
-    positions = range(len(tasks))
-    axes[0].bar(positions, [per_task[t]["goal_consistency"] for t in tasks], color="tab:green")
-    axes[0].set_ylabel("goal consistency")
-    axes[0].set_ylim(0, 1.05)
-    axes[1].bar(positions, [per_task[t]["length"]["mean"] for t in tasks], color="tab:blue")
-    axes[1].set_ylabel("mean episode length")
-    for ax in axes[:2]:
-        ax.set_xticks(list(positions))
-        ax.set_xticklabels(tasks, rotation=90, fontsize=6 if len(tasks) > 30 else 8)
+    height = max(4.0, 0.14 * len(tasks) + 1.5)
+    fig, axes = plt.subplots(1, 3, figsize=(16, height), constrained_layout=True,
+                             gridspec_kw={"width_ratios": [1.2, 1, 1]})
+    rows = list(range(len(tasks)))[::-1]  # first task at the top
+    axes[0].barh(rows, [per_task[t]["goal_consistency"] for t in tasks], color="tab:green")
+    axes[0].set_xlabel("goal consistency")
+    axes[0].set_xlim(0, 1.0)
+    axes[0].set_yticks(rows)
+    axes[0].set_yticklabels(tasks, fontsize=6 if len(tasks) > 30 else 8)
+    axes[1].barh(rows, [per_task[t]["length"]["mean"] for t in tasks], color="tab:blue")
+    axes[1].set_xlabel("mean episode length (steps)")
+    axes[1].set_yticks(rows)
+    axes[1].set_yticklabels([])
     axes[2].hist(frame["length"], bins=range(1, int(frame["length"].max()) + 2), color="tab:gray")
     axes[2].set_xlabel("episode length (steps)")
     axes[2].set_ylabel("episodes")

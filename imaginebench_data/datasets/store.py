@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import minari
@@ -22,16 +23,22 @@ def local_ids(prefix: str = "imaginebench/") -> list[str]:
     return sorted(i for i in minari.list_local_datasets() if i.startswith(prefix))
 
 
-def open_dataset(dataset_id: str) -> tuple[minari.MinariDataset, dict[str, Any]]:
-    """The Minari dataset and its card; a clear error for an unknown or malformed id."""
-    dataset_path = datasets_root() / str(parse_id(dataset_id)) / "data"
-    if not dataset_path.is_dir():
+def data_path(dataset_id: str) -> Path:
+    """The ``data/`` folder of a local dataset; a clear error for an unknown or malformed id."""
+    path = datasets_root() / str(parse_id(dataset_id)) / "data"
+    if not (path / "metadata.json").is_file():
         known = ", ".join(local_ids()) or "none"
         raise DatasetNotFoundError(
-            f"dataset {dataset_id!r} not found: no folder {dataset_path} "
+            f"dataset {dataset_id!r} not found: no {path / 'metadata.json'} "
             f"(MINARI_DATASETS_PATH={datasets_root()}). Local imaginebench datasets: {known}. "
             f"Build it with `imaginebench build {dataset_id}`."
         )
+    return path
+
+
+def open_dataset(dataset_id: str) -> tuple[minari.MinariDataset, dict[str, Any]]:
+    """The Minari dataset and its card."""
+    dataset_path = data_path(dataset_id)
     dataset = minari.MinariDataset(dataset_path)
     card = dataset.storage.metadata.get(CARD_KEY)
     if card is None:

@@ -8,8 +8,8 @@
 
 from __future__ import annotations
 
+from ..datasets.store import DatasetNotFoundError
 from .encoders import Encoder, HFEncoder, get_encoder
-from .errors import DatasetNotFoundError
 from .evaluate import evaluate
 from .sampler import FILTERS, Sampler, largest_remainder
 from .transitions import Transitions, default_cache_dir, load

@@ -39,9 +39,8 @@ from typing import Any
 import minari
 import numpy as np
 import pandas as pd
-from minari.storage.datasets_root_dir import get_dataset_path
 
-from .errors import DatasetNotFoundError
+from ..datasets.store import data_path as local_data_path
 
 CACHE_VERSION = 1
 _ARRAYS = ("observations", "next_observations", "actions", "rewards", "terminals", "timeouts",
@@ -112,11 +111,7 @@ def load(dataset_id: str, *, cache_dir: str | os.PathLike | None = None) -> Tran
     Raises ``DatasetNotFoundError`` (a ``KeyError``) naming the id, the folder searched and
     the locally available imaginebench ids.
     """
-    data_path = get_dataset_path(dataset_id) / "data"
-    if not (data_path / "metadata.json").exists():
-        root = get_dataset_path()
-        available = [d for d in minari.list_local_datasets() if d.startswith("imaginebench/")]
-        raise DatasetNotFoundError(dataset_id, str(root), available)
+    data_path = local_data_path(dataset_id)
     card = _read_card(data_path)
     cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     stem = cache / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', dataset_id)}-{_cache_key(data_path, card)}"
