@@ -139,8 +139,8 @@ def test_sources_given_by_id(tmp_path, monkeypatch):
         with pytest.warns(UserWarning):
             minari.create_dataset_from_buffers(name, [buffer], observation_space=space,
                                                action_space=gym.spaces.Discrete(40), data_format="hdf5")
-    sampler = Sampler({"imaginebench/toya-train-real-v0": 2, "imaginebench/toyb-hard-imaginary-v0": 1}, encoder=None,
-                      cache_dir=str(tmp_path / "cache"))
+    ratios = {"imaginebench/toya-train-real-v0": 2, "imaginebench/toyb-hard-imaginary-v0": 1}
+    sampler = Sampler(ratios, encoder=None, cache_dir=str(tmp_path / "cache"))
     assert sampler.names == ["imaginebench/toya-train-real-v0", "imaginebench/toyb-hard-imaginary-v0"]
     batch = sampler.sample(9, as_numpy=True)
     np.testing.assert_array_equal(batch["observations"][:, 0], [0] * 6 + [1] * 3)
