@@ -15,6 +15,7 @@ from tqdm.auto import tqdm
 from ..cards.card import build_card
 from ..cards.render import write_card_files
 from ..core.episode import Episode
+from ..datasets.store import open_dataset
 from ..datasets.writer import write_dataset
 from ..domains import get_domain
 from ..quality.checkers import annotate
@@ -104,8 +105,6 @@ def build(dataset_id: str, scale: str = "demo", *, force: bool = False, workers:
                              description=recipe.description, force=force)
     finally:
         bar.close()
-    from ..datasets.store import open_dataset
-
     _, card = open_dataset(dataset_id)
     files = write_card_files(card, pd.DataFrame(rows), cards_dir or default_cards_dir())
     return BuildResult(dataset_id, path, card, time.perf_counter() - started, files)

@@ -41,6 +41,7 @@ class ImagineEnv(gym.Env):
         self._resets = 0
         self.task = self.pinned or self.tasks[0]
         self.state = np.zeros(self.domain.state_space.shape, np.float32)
+        self.phrasing_id = 0
         self.instruction = self.task.phrasings[0]
         self.t = 0
 
