@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import minari
+import numpy as np
 
 from .ids import datasets_root, parse_id
 
@@ -17,6 +18,17 @@ class DatasetNotFoundError(KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the whole message
         return str(self.args[0])
+
+
+def plain_value(value: Any) -> Any:
+    """An HDF5-read value (bytes, numpy scalar, 0-d array) as a plain Python value."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    if isinstance(value, np.ndarray) and value.shape == ():
+        value = value[()]
+    if isinstance(value, np.generic):
+        return plain_value(value.item())
+    return value
 
 
 def local_ids(prefix: str = "imaginebench/") -> list[str]:

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ..datasets.store import data_path as local_data_path
+from ..datasets.store import plain_value as _plain
 
 CACHE_VERSION = 1
 _ARRAYS = ("observations", "next_observations", "actions", "rewards", "terminals", "timeouts",
@@ -136,17 +137,6 @@ def _cache_key(data_path: Path, card: dict[str, Any]) -> str:
         files = sorted(p for p in data_path.iterdir() if p.name != "metadata.json")
         basis = ";".join(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in files)
     return hashlib.sha256(f"v{CACHE_VERSION}|{basis}".encode()).hexdigest()[:20]
-
-
-def _plain(value: Any) -> Any:
-    """HDF5 metadata values (numpy scalars, bytes) as plain Python values."""
-    if isinstance(value, bytes):
-        return value.decode("utf-8")
-    if isinstance(value, np.ndarray) and value.shape == ():
-        value = value[()]
-    if isinstance(value, np.generic):
-        return _plain(value.item())
-    return value
 
 
 def _flag(infos: dict[str, Any], key: str, length: int, default: bool) -> np.ndarray:

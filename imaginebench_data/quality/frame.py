@@ -40,17 +40,9 @@ def episode_row(domain: Domain, metadata: dict[str, Any], rewards: np.ndarray,
     return row
 
 
-def _text(value: Any) -> Any:
-    if isinstance(value, bytes):
-        return value.decode("utf-8")
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
 def quality_frame(dataset_id: str) -> pd.DataFrame:
     """One row per episode of a stored dataset (see ``episode_row`` for the columns)."""
-    from ..datasets.store import open_dataset
+    from ..datasets.store import open_dataset, plain_value
     from ..domains import get_domain
 
     dataset, card = open_dataset(dataset_id)
@@ -58,7 +50,7 @@ def quality_frame(dataset_id: str) -> pd.DataFrame:
     rows = []
     metadatas = dataset.storage.get_episode_metadata(dataset.episode_indices)
     for episode, metadata in zip(dataset.iterate_episodes(), metadatas):
-        options = {key: _text(value) for key, value in metadata["options"].items()}
+        options = {key: plain_value(value) for key, value in metadata["options"].items()}
         row = episode_row(domain, options, episode.rewards, episode.infos)
         rows.append({"episode_id": int(episode.id), "seed": int(metadata.get("seed", -1)), **row})
     return pd.DataFrame(rows)
