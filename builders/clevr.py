@@ -6,6 +6,11 @@
   the reference that imaginary data is measured against. Paper scale uses the original's
   imaginary counts (5,600 / 72,400 / 1,680) so oracle and imaginary sets match in size.
 
+- ``clevr-{rephrase,easy,hard}-imaginary``: rollouts imagined by a language model grounded
+  on ``clevr-train-real`` (KALM; see ``imaginebench_data/imagine``). Each shares its oracle's
+  seed, so imaginary episode ``i`` has the oracle episode ``i``'s task, phrasing and real
+  start state. Paper scale uses the original's counts (5,600 / 72,400 / 1,680).
+
 Episodes cycle through the level's tasks, so every task gets the same number of episodes
 (up to one) at every scale.
 
@@ -44,4 +49,21 @@ RECIPES = [
         description="Oracle: CLEVR-Robot expert rollouts of the 12 hard tasks "
         "(2- and 3-relation goals, line in colour order, gather around green).",
     ),
+]
+
+TRAIN = "imaginebench/clevr-train-real-v0"
+IMAGINED = {"rephrase": (400, 5600, 2000), "easy": (400, 72400, 3000), "hard": (120, 1680, 4000)}
+
+RECIPES += [
+    Recipe(
+        f"imaginebench/clevr-{level}-imaginary-v0",
+        episodes={"demo": demo, "paper": paper},
+        seed=seed,  # the oracle's seed: same tasks, phrasings and start states
+        generator="imagine",
+        train_from=TRAIN,
+        default=True,
+        description=f"CLEVR-Robot rollouts of the {level} level imagined by a language model grounded "
+        "on clevr-train-real (KALM).",
+    )
+    for level, (demo, paper, seed) in IMAGINED.items()
 ]

@@ -42,16 +42,26 @@ def build(
     workers: int = typer.Option(2, help="Processes rolling out episodes."),
     episodes: int | None = typer.Option(None, help="Override the scale's episode count."),
     cards_dir: Path | None = typer.Option(None, help="Where to write cards (default: cards/)."),
+    backbone: str = typer.Option("scratch", help="Imaginary datasets: 'scratch' (a small GPT-2 trained "
+                                 "here) or a local Hugging Face model directory, e.g. Llama-2-7b-chat."),
+    lora: int = typer.Option(0, help="LoRA rank on a --backbone model (0: fine-tune every weight)."),
 ) -> None:
-    """Build datasets from their recipes in builders/ and write their cards."""
+    """Build datasets from their recipes in builders/ and write their cards.
+
+    Real datasets are built before imaginary ones (which are grounded on a real one).
+    """
+    from transformers.utils import logging as hf_logging
+
     from .build.pipeline import build as build_one
-    from .build.recipe import SCALES, load_recipes
+    from .build.recipe import SCALES, build_order, load_recipes
     from .datasets.store import local_ids
 
     if scale not in SCALES:
         raise typer.BadParameter(f"scale must be one of {SCALES}, got {scale!r}")
+    hf_logging.disable_progress_bar()  # per-file "Loading weights" bars; ours show the work
     recipes = load_recipes()
     targets = list(ids or []) + ([i for i, r in sorted(recipes.items()) if r.default] if default else [])
+    targets = build_order(targets, recipes)
     if not targets:
         raise typer.BadParameter("name dataset ids or pass --default")
     existing = set(local_ids())
@@ -64,7 +74,7 @@ def build(
             console.print(f"[yellow]{dataset_id} exists; skipped (use --force to rebuild)[/yellow]")
             continue
         result = build_one(dataset_id, scale, force=force, workers=workers, episodes=episodes,
-                           cards_dir=cards_dir, recipes=recipes)
+                           cards_dir=cards_dir, recipes=recipes, backbone=backbone, lora=lora)
         card = result.card
         table.add_row(dataset_id, str(card["episodes"]), str(card["steps"]), _pct(card["goal_consistency"]),
                       _pct(card["illegal_state_rate"]), _pct(card["transition_error_rate"]),
@@ -110,6 +120,71 @@ def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to g
     console.print(f"{len(frame)} episodes, goal consistency {_pct(frame['success'].mean())}, "
                   f"illegal states {int(frame['illegal_states'].sum())}, "
                   f"transition errors {int(frame['transition_errors'].sum())}")
+
+
+@app.command()
+def ground(
+    dataset_id: str = typer.Argument("imaginebench/clevr-train-real-v0", help="Real dataset to ground on."),
+    backbone: str = typer.Option("scratch", help="'scratch' or a local Hugging Face model directory."),
+    lora: int = typer.Option(0, help="LoRA rank on a --backbone model (0: fine-tune every weight)."),
+    epochs: int = typer.Option(20, help="Training epochs."),
+) -> None:
+    """Ground a language model on a real dataset (or reuse the checkpoint); print its evidence."""
+    from .imagine.store import checkpoint_provenance, ensure_checkpoint
+    from .imagine.train import TrainSettings
+
+    path = ensure_checkpoint(dataset_id, backbone=backbone, lora=lora, settings=TrainSettings(epochs=epochs))
+    prov = checkpoint_provenance(path)
+    step, goal = prov["evidence"]["next_state"], prov["evidence"]["goal"]
+    console.print(f"checkpoint {path} (hash {prov['checkpoint_hash']}, backbone {prov['backbone']}, "
+                  f"trained in {prov['training']['seconds']:.0f} s)")
+    table = Table(title="evidence")
+    for column in ("measure", "model", "baseline"):
+        table.add_column(column)
+    table.add_row(f"next-state error, {step['held_out_transitions']} held-out transitions",
+                  f"{step['model_error_mean']:.4f}",
+                  f"{step['nothing_moves_error_mean']:.4f} (nothing moves)")
+    table.add_row(f"goal consistency, {goal['episodes']} {goal['level']} rollouts",
+                  _pct(goal["imagined_goal_consistency"]),
+                  f"{_pct(goal['random_actions_goal_consistency'])} (random actions)")
+    console.print(table)
+
+
+@app.command("import")
+def import_files(
+    src_dir: Path = typer.Argument(..., help="Folder with the original files (.h5/.hdf5, .npy, or Parquet)."),
+    namespace: str = typer.Option("imaginebench-original", help="Namespace of the dataset ids written."),
+    force: bool = typer.Option(False, "--force", help="Replace existing versions."),
+    cards_dir: Path | None = typer.Option(None, help="Where to write cards (default: cards/<namespace>/)."),
+    only: list[str] = typer.Option(None, "--only", help="Import only this file (name or stem); repeatable."),
+    unmatched: str = typer.Option("error", help="Trajectories matching none of our tasks: error or skip."),
+    check: bool = typer.Option(False, "--check", help="Read and check every file; write nothing."),
+) -> None:
+    """Import the original ImagineBench release's files as checked, carded datasets."""
+    from .datasets.writer import DatasetExistsError
+    from .imports import import_dir
+    from .imports.convert import UNMATCHED_RULES
+
+    if unmatched not in UNMATCHED_RULES:
+        raise typer.BadParameter(f"--unmatched must be one of {UNMATCHED_RULES}, got {unmatched!r}")
+    try:
+        results = import_dir(src_dir, namespace=namespace, force=force, cards_dir=cards_dir,
+                             only=list(only or []) or None, unmatched=unmatched, check_only=check)
+    except (ValueError, FileNotFoundError, DatasetExistsError) as error:  # SourceFileError is a ValueError
+        console.print(f"[red]error:[/red] {error}\nNothing was written.")
+        raise typer.Exit(1) from error
+    table = Table(title=f"imported from {src_dir} as {namespace}/...")
+    table.add_column("file", no_wrap=True)
+    table.add_column("dataset", no_wrap=True)
+    for column in ("episodes", "steps", "goal consistency", "illegal states", "transition errors", "status"):
+        table.add_column(column)
+    for result in results:
+        card = result.card
+        figures = ([str(card["steps"]), _pct(card["goal_consistency"]), _pct(card["illegal_state_rate"]),
+                    _pct(card["transition_error_rate"])] if card else ["", "", "", ""])
+        kept = f"{result.episodes} of {result.rows_read}" if result.episodes is not None else "-"
+        table.add_row(result.file_name, result.dataset_id.split("/", 1)[1], kept, *figures, result.status)
+    console.print(table)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import imaginebench_data.build.pipeline as pipeline
+import imaginebench_data.build.sources as sources
 from imaginebench_data import get_domain
 from imaginebench_data.build.recipe import Recipe
 from imaginebench_data.build.rollout import expert_episode
@@ -111,7 +112,7 @@ def test_failed_build_leaves_previous_version_intact(minari_root, tmp_path, monk
             episode.states = episode.states.astype(np.float64)  # a dtype the space does not allow
         return episode
 
-    monkeypatch.setattr(pipeline, "annotate", annotate_then_break)
+    monkeypatch.setattr(sources, "annotate", annotate_then_break)
     with pytest.raises(DatasetValidationError, match="episode 3 .*float64"):
         build(TRAIN, tmp_path, force=True)
     _, card = open_dataset(TRAIN)

@@ -10,11 +10,18 @@ from pathlib import Path
 from ..datasets.ids import parse_id
 
 SCALES = ("demo", "paper")
+GENERATORS = ("expert", "imagine")
 
 
 @dataclass(frozen=True)
 class Recipe:
-    """``episodes[scale]`` episodes of ``dataset_id`` from ``generator``, seeded by ``seed``."""
+    """``episodes[scale]`` episodes of ``dataset_id`` from ``generator``, seeded by ``seed``.
+
+    ``generator="expert"`` rolls out the domain's expert; ``"imagine"`` rolls out a model
+    grounded on the real dataset ``train_from`` (trained for ``train_epochs`` epochs the first
+    time it is needed). Episode ``i`` starts from the task, phrasing and real reset state of
+    episode ``i`` of any recipe with the same seed and level.
+    """
 
     dataset_id: str
     episodes: dict[str, int]
@@ -23,9 +30,17 @@ class Recipe:
     default: bool = False  # built by `make demo`
     description: str = ""
     notes: dict[str, str] = field(default_factory=dict)
+    train_from: str | None = None
+    train_epochs: int = 20
 
     def __post_init__(self) -> None:
         parse_id(self.dataset_id)
+        if self.generator not in GENERATORS:
+            raise ValueError(f"recipe {self.dataset_id}: generator must be one of {GENERATORS}, "
+                             f"got {self.generator!r}")
+        if self.generator == "imagine" and self.train_from is None:
+            raise ValueError(f"recipe {self.dataset_id}: generator 'imagine' needs train_from "
+                             "(the real dataset the model is grounded on)")
         missing = set(SCALES) - set(self.episodes)
         if missing:
             raise ValueError(f"recipe {self.dataset_id}: no episode count for scale(s) {sorted(missing)}")
@@ -65,3 +80,9 @@ def load_recipes(directory: Path | None = None) -> dict[str, Recipe]:
                 raise ValueError(f"dataset {recipe.dataset_id} has two recipes (second in {path})")
             recipes[recipe.dataset_id] = recipe
     return recipes
+
+
+def build_order(dataset_ids: list[str], recipes: dict[str, Recipe]) -> list[str]:
+    """``dataset_ids`` with every expert recipe before every imagined one (which is grounded on
+    a real dataset), otherwise in the given order."""
+    return sorted(dataset_ids, key=lambda i: i in recipes and recipes[i].generator == "imagine")

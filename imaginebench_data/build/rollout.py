@@ -1,11 +1,20 @@
-"""Expert rollouts: one episode per (recipe seed, index), tasks cycled evenly."""
+"""Episodes from rollouts: where each episode starts, and how a rollout becomes an ``Episode``.
+
+Episode ``index`` of a recipe with seed ``recipe_seed`` always gets the same task (tasks
+cycled evenly), phrasing and real start state, whoever rolls it out. An imaginary recipe
+that shares its oracle's seed therefore imagines exactly the oracle's (task, phrasing, s0)
+episode by episode.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.domain import Domain, Simulator
 from ..core.episode import Episode
+from ..core.task import Task
 
 
 def episode_seed(recipe_seed: int, index: int) -> int:
@@ -13,42 +22,64 @@ def episode_seed(recipe_seed: int, index: int) -> int:
     return int(np.random.SeedSequence([recipe_seed, index]).generate_state(2, np.uint64)[0] >> np.uint64(1))
 
 
-def expert_episode(domain: Domain, level: str, index: int, recipe_seed: int, sim: Simulator) -> Episode:
-    """Run the expert on task ``index % n_tasks`` of ``level`` until success or the horizon.
+@dataclass
+class Start:
+    task: Task
+    phrasing_id: int
+    seed: int
+    rng: np.random.Generator  # continues the episode's random stream (the expert's tie-breaks)
+    state: np.ndarray
 
-    The phrasing is drawn uniformly from the task's phrasings of this level.
-    """
+    @property
+    def instruction(self) -> str:
+        return self.task.phrasings[self.phrasing_id]
+
+
+def episode_start(domain: Domain, level: str, index: int, recipe_seed: int, sim: Simulator) -> Start:
+    """Task ``index % n_tasks`` of ``level``, a phrasing drawn uniformly, and a real reset state."""
     tasks = domain.tasks(level)
     task = tasks[index % len(tasks)]
     seed = episode_seed(recipe_seed, index)
     rng = np.random.default_rng(seed)
     phrasing_id = int(rng.integers(len(task.phrasings)))
-    state = domain.reset_state(task, rng, sim)
-    expert = domain.expert(task, rng, sim)
-    states, actions, rewards = [state], [], []
+    return Start(task, phrasing_id, seed, rng, domain.reset_state(task, rng, sim))
+
+
+def rollout_episode(domain: Domain, start: Start, states, actions, *, source: str) -> Episode:
+    """The episode of a rollout from ``start``: rewards from the task's reward on the states,
+    terminated if the task's predicate holds on the last transition, else truncated.
+
+    A transition into a non-finite state (imaginary data only) gets reward 0; the checkers
+    flag the state illegal.
+    """
+    task = start.task
+    states = np.asarray(states, dtype=domain.state_space.dtype)
+    actions = np.asarray(actions, dtype=domain.action_space.dtype)
+    with np.errstate(all="ignore"):
+        rewards = np.asarray(task.reward(states[:-1], actions, states[1:]), dtype=np.float32)
+        success = bool(task.success(states[-2:-1], actions[-1:], states[-1:])[0])
+    rewards[~np.isfinite(rewards)] = 0.0
+    steps = len(actions)
+    terminations = np.zeros(steps, bool)
+    truncations = np.zeros(steps, bool)
+    (terminations if success else truncations)[-1] = True
+    return Episode(states=states, actions=actions, rewards=rewards, terminations=terminations,
+                   truncations=truncations, instruction=start.instruction, task_id=task.id,
+                   level=task.level, phrasing_id=start.phrasing_id, seed=start.seed, source=source)
+
+
+def expert_episode(domain: Domain, level: str, index: int, recipe_seed: int, sim: Simulator) -> Episode:
+    """Run the expert from episode ``index``'s start until success or the task's time limit."""
+    start = episode_start(domain, level, index, recipe_seed, sim)
+    task, state = start.task, start.state
+    expert = domain.expert(task, start.rng, sim)
+    states, actions = [state], []
     success = False
     while not success and len(actions) < task.horizon:
         action = expert.act(state)
         next_state = sim.step_from(state, action)
         success = task.succeeded(state, action, next_state)
-        rewards.append(task.step_reward(state, action, next_state))
         actions.append(action)
         states.append(next_state)
         state = next_state
-    steps = len(actions)
-    terminations = np.zeros(steps, bool)
-    truncations = np.zeros(steps, bool)
-    (terminations if success else truncations)[-1] = True
-    return Episode(
-        states=np.asarray(states, dtype=domain.state_space.dtype),
-        actions=np.asarray(actions, dtype=domain.action_space.dtype),
-        rewards=np.asarray(rewards, dtype=np.float32),
-        terminations=terminations,
-        truncations=truncations,
-        instruction=task.phrasings[phrasing_id],
-        task_id=task.id,
-        level=level,
-        phrasing_id=phrasing_id,
-        seed=seed,
-        source="real",
-    )
+    return rollout_episode(domain, start, states, actions, source="real")

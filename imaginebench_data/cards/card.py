@@ -31,8 +31,9 @@ def package_versions() -> dict[str, str]:
 
 
 def build_card(dataset_id: str, domain: Domain, frame: pd.DataFrame, checksum: str, *,
-               scale: str, provenance: dict[str, Any]) -> dict[str, Any]:
-    """The card of a dataset whose episodes are summarised by ``frame`` (see quality.frame)."""
+               scale: str, provenance: dict[str, Any], notes: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The card of a dataset whose episodes are summarised by ``frame`` (see quality.frame);
+    ``notes`` add to the domain's notes."""
     parsed = parse_id(dataset_id)
     summary = quality_summary(frame, domain.illegal_kinds)
     card = {
@@ -50,6 +51,6 @@ def build_card(dataset_id: str, domain: Domain, frame: pd.DataFrame, checksum: s
         "provenance": {**provenance, "packages": package_versions()},
         "checksum": checksum,
         "notes": {**domain.notes, "transition_tolerance": domain.transition_tolerance,
-                  "illegal_kinds": list(domain.illegal_kinds)},
+                  "illegal_kinds": list(domain.illegal_kinds), **(notes or {})},
     }
     return plain_json(card)

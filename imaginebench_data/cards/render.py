@@ -60,12 +60,33 @@ def render_markdown(card: dict[str, Any]) -> str:
             f"{_pct(stats['transition_error_rate'])} | {_pct(stats['illegal_state_rate'])} |"
         )
     lines += ["", "## How it was made", ""]
-    lines += [f"- **{key}**: {value}" for key, value in prov.items() if key != "packages"]
+    lines += [f"- **{key}**: {value}" for key, value in prov.items() if key not in ("packages", "evidence")]
     lines.append("- **packages**: " + ", ".join(f"{k} {v}" for k, v in prov["packages"].items()))
     lines.append(f"- **checksum** (sha256 of the arrays): `{card['checksum']}`")
+    if "evidence" in prov:
+        lines += _evidence_lines(prov["evidence"])
     lines += ["", "## Notes", ""]
     lines += [f"- **{key}**: {value}" for key, value in card["notes"].items()]
     return "\n".join(lines) + "\n"
+
+
+def _evidence_lines(evidence: dict[str, Any]) -> list[str]:
+    """The generator's evidence (see ``imagine/evidence.py``) as two small tables."""
+    step, goal = evidence["next_state"], evidence["goal"]
+    return [
+        "", "## Did the generator learn the environment?", "",
+        f"Next state on {step['held_out_transitions']} held-out real transitions (mean transition "
+        "distance, lower is better):", "",
+        "| model | nothing moves | ratio | model within tolerance |", "|---|---|---|---|",
+        f"| {step['model_error_mean']:.4f} | {step['nothing_moves_error_mean']:.4f} | "
+        f"{step['error_ratio']:.1f}x | {_pct(step['model_within_tolerance'])} |", "",
+        f"Goal consistency on {goal['episodes']} {goal['level']} episodes from the same real start states:",
+        "",
+        "| imagined rollouts | random actions (simulator) | imagined actions replayed in the simulator |",
+        "|---|---|---|",
+        f"| {_pct(goal['imagined_goal_consistency'])} | {_pct(goal['random_actions_goal_consistency'])} | "
+        f"{_pct(goal['imagined_actions_replayed_success'])} |",
+    ]
 
 
 def plot_card(card: dict[str, Any], frame: pd.DataFrame, path: Path) -> None:

@@ -106,7 +106,7 @@ def write_dataset(dataset_id: str, episodes: Iterable[Episode], domain: Domain, 
                 data_format="hdf5",
             )
             dataset.storage.update_metadata({CARD_KEY: plain_json(make_card(checksum.hexdigest()))})
-        _ensure_namespace(root)
+        _ensure_namespace(root, parsed.namespace)
         _install(staging / str(parsed), destination)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -131,10 +131,13 @@ def _install(built: Path, destination: Path) -> None:
         shutil.rmtree(backup, ignore_errors=True)
 
 
-def _ensure_namespace(root: Path) -> None:
+def _ensure_namespace(root: Path, name: str) -> None:
+    """Create Minari namespace ``name`` under ``root`` unless it exists."""
     with _minari_root(root):
         from minari import namespace
 
-        if NAMESPACE not in namespace.list_local_namespaces():
-            with contextlib.suppress(ValueError):
-                namespace.create_namespace(NAMESPACE, description=NAMESPACE_DESCRIPTION)
+        if name not in namespace.list_local_namespaces():
+            with contextlib.suppress(ValueError):  # created meanwhile
+                description = NAMESPACE_DESCRIPTION if name == NAMESPACE else (
+                    f"{NAMESPACE_DESCRIPTION} ({name}: written by imaginebench-data)")
+                namespace.create_namespace(name, description=description)

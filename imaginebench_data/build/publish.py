@@ -1,0 +1,56 @@
+"""Write episodes as a dataset and publish its card: the one path every dataset takes
+(built from a recipe or imported from the original files)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from ..cards.card import build_card
+from ..cards.render import write_card_files
+from ..core.domain import Domain
+from ..core.episode import Episode
+from ..datasets.store import open_dataset
+from ..datasets.writer import write_dataset
+from ..quality.frame import episode_row
+
+
+@dataclass
+class Published:
+    path: Path
+    card: dict[str, Any]
+    card_files: list[Path]
+
+
+def publish(dataset_id: str, episodes: Iterable[Episode], domain: Domain, *, scale: str,
+            provenance: Callable[[], dict[str, Any]], description: str, cards_dir: Path,
+            total: int | None = None, force: bool = False, notes: dict[str, str] | None = None,
+            progress: bool = True, desc: str = "write") -> Published:
+    """Write ``episodes`` (atomically, see ``write_dataset``) with a card whose statistics come
+    from the episodes themselves; write the card files to ``cards_dir``.
+
+    ``provenance()`` is called once the last episode is written (so it can time the build).
+    """
+    rows: list[dict[str, Any]] = []
+    bar = tqdm(total=total, desc=f"{desc} {dataset_id}", unit="ep", disable=not progress)
+
+    def on_episode(episode: Episode) -> None:
+        rows.append(episode_row(domain, episode.metadata, episode.rewards, episode.infos))
+        bar.update(1)
+
+    def make_card(checksum: str) -> dict[str, Any]:
+        return build_card(dataset_id, domain, pd.DataFrame(rows), checksum, scale=scale,
+                          provenance=provenance(), notes=notes)
+
+    try:
+        path = write_dataset(dataset_id, episodes, domain, make_card=make_card, on_episode=on_episode,
+                             description=description, force=force)
+    finally:
+        bar.close()
+    _, card = open_dataset(dataset_id)  # the card exactly as Minari stores it
+    return Published(path, card, write_card_files(card, pd.DataFrame(rows), cards_dir))

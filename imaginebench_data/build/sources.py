@@ -1,0 +1,71 @@
+"""Where a recipe's episodes come from: the expert (in worker processes) or a grounded model.
+
+Each source returns the episodes (checked by the checkers, ready to write) and what the
+card's provenance should say about the generator.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Iterator
+from typing import Any
+
+from ..core.episode import Episode
+from ..domains import get_domain
+from ..quality.checkers import annotate
+from .recipe import Recipe
+from .rollout import episode_start, expert_episode, rollout_episode
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(domain_name: str) -> None:
+    _WORKER["domain"] = get_domain(domain_name)
+    _WORKER["sim"] = _WORKER["domain"].simulator()
+
+
+def _expert_job(job: tuple[str, int, int]) -> Episode:
+    level, index, seed = job
+    domain, sim = _WORKER["domain"], _WORKER["sim"]
+    return annotate(domain, expert_episode(domain, level, index, seed, sim), sim)
+
+
+def expert_episodes(recipe: Recipe, count: int, workers: int) -> Iterator[Episode]:
+    jobs = [(recipe.level, index, recipe.seed) for index in range(count)]
+    if workers <= 1:
+        _init_worker(recipe.domain)
+        yield from map(_expert_job, jobs)
+        return
+    context = multiprocessing.get_context("fork")
+    with context.Pool(workers, initializer=_init_worker, initargs=(recipe.domain,)) as pool:
+        yield from pool.imap(_expert_job, jobs, chunksize=4)
+
+
+def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, batch_size: int = 64,
+                      progress: bool = True) -> tuple[Iterator[Episode], dict[str, Any]]:
+    """The grounded model's rollouts for episodes 0..count-1 of the recipe, and its provenance.
+
+    The model is trained first if no checkpoint for this configuration exists.
+    """
+    from ..imagine.checkpoint import load_checkpoint
+    from ..imagine.generate import Prompt, imagine
+    from ..imagine.store import checkpoint_provenance, ensure_checkpoint
+    from ..imagine.train import SentenceTable, TrainSettings, default_device
+
+    path = ensure_checkpoint(recipe.train_from, backbone=backbone, lora=lora,
+                             settings=TrainSettings(epochs=recipe.train_epochs), progress=progress)
+    provenance = checkpoint_provenance(path)
+
+    def episodes() -> Iterator[Episode]:
+        domain = get_domain(recipe.domain)
+        sim = domain.simulator()
+        model = load_checkpoint(path, default_device())
+        sentences = SentenceTable(model.config.sentence_encoder)
+        starts = [episode_start(domain, recipe.level, index, recipe.seed, sim) for index in range(count)]
+        prompts = [Prompt(start.task, start.instruction, start.state) for start in starts]
+        rollouts = imagine(model, prompts, sentences, batch_size=batch_size)
+        for start, rollout in zip(starts, rollouts):
+            episode = rollout_episode(domain, start, rollout.states, rollout.actions, source="imaginary")
+            yield annotate(domain, episode, sim)
+
+    return episodes(), provenance

@@ -1,0 +1,102 @@
+"""Saving and loading a grounded model; the checkpoint hash that cards cite.
+
+Layout of a checkpoint folder::
+
+    config.json            GroundingConfig
+    heads.safetensors      adapters, heads and normalisation buffers
+    backbone/              save_pretrained of the backbone (only the LoRA weights with LoRA)
+    tokenizer/             save_pretrained of the tokenizer
+    training.json          epochs, losses, seconds (not hashed)
+    evidence.json          what the model learned, measured (not hashed; see evidence.py)
+
+The hash is the SHA-256 of config.json, heads.safetensors and every backbone/ file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors.torch import load_file, save_file
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+from .backbone import default_dtype, ensure_pad_token, pretrained_backbone
+from .config import GroundingConfig
+from .model import GroundedLM
+
+HASHED = ("config.json", "heads.safetensors")
+
+
+def _heads_state(model: GroundedLM) -> dict[str, torch.Tensor]:
+    return {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()
+            if not k.startswith("backbone.")}
+
+
+def save_checkpoint(model: GroundedLM, path: Path, training: dict[str, Any]) -> str:
+    """Write ``model`` to ``path`` (atomically: a staging folder renamed into place); return its hash."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{path.name}-", dir=path.parent))
+    try:
+        model.config.save(staging / "config.json")
+        save_file(_heads_state(model), str(staging / "heads.safetensors"))
+        model.backbone.save_pretrained(staging / "backbone")
+        model.tokenizer.save_pretrained(staging / "tokenizer")
+        digest = checkpoint_hash(staging)
+        (staging / "training.json").write_text(json.dumps({**training, "hash": digest}, indent=1))
+        if path.exists():
+            shutil.rmtree(path)
+        staging.rename(path)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return digest
+
+
+def checkpoint_hash(path: Path) -> str:
+    path = Path(path)
+    digest = hashlib.sha256()
+    backbone = sorted(p for p in (path / "backbone").rglob("*") if p.is_file())
+    files = [path / name for name in HASHED] + backbone
+    for file in files:
+        digest.update(str(file.relative_to(path)).encode())
+        digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def is_checkpoint(path: Path) -> bool:
+    return all((Path(path) / name).is_file() for name in (*HASHED, "training.json"))
+
+
+def load_checkpoint(path: Path, device: str | torch.device = "cpu") -> GroundedLM:
+    """The grounded model saved at ``path``, in eval mode on ``device``."""
+    path = Path(path)
+    if not is_checkpoint(path):
+        raise FileNotFoundError(f"{path} is not a grounded-model checkpoint: expected "
+                                f"{', '.join((*HASHED, 'training.json'))} and backbone/")
+    config = GroundingConfig.load(path / "config.json")
+    tokenizer = AutoTokenizer.from_pretrained(path / "tokenizer", local_files_only=True)
+    ensure_pad_token(tokenizer)
+    if config.lora:
+        from peft import PeftModel
+
+        base, _ = pretrained_backbone(config.backbone)
+        backbone = PeftModel.from_pretrained(base, path / "backbone")
+    else:
+        backbone = AutoModelForCausalLM.from_pretrained(path / "backbone", local_files_only=True,
+                                                        dtype=default_dtype())
+    model = GroundedLM(config, backbone, tokenizer)
+    missing, unexpected = model.load_state_dict(load_file(str(path / "heads.safetensors")), strict=False)
+    missing = [k for k in missing if not k.startswith("backbone.")]
+    if missing or unexpected:
+        raise ValueError(f"checkpoint {path}: heads.safetensors does not match the model "
+                         f"(missing {missing[:5]}, unexpected {unexpected[:5]})")
+    return model.to(device).eval()
+
+
+def training_info(path: Path) -> dict[str, Any]:
+    return json.loads((Path(path) / "training.json").read_text())

@@ -1,0 +1,60 @@
+"""The grounding configuration: everything needed to rebuild a grounded model, stored as JSON."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+SCRATCH = "scratch"  # the default backbone: a small GPT-2 trained from scratch here
+
+
+@dataclass
+class GroundingConfig:
+    """How a causal LM is grounded in one domain.
+
+    - ``backbone``: ``"scratch"`` or the path of a local Hugging Face model directory.
+    - ``state_dim``; ``action_kind`` ``"discrete"`` (``action_dim`` = number of actions)
+      or ``"continuous"`` (``action_dim`` = vector size).
+    - ``state_mean``/``state_std`` normalise states entering the state adapter;
+      ``delta_std`` scales the state head, which predicts ``s' - s`` (the change from the
+      most recent state in the sequence) in units of ``delta_std``.
+    - ``sentence_encoder``: ``"minilm"`` (a pretrained sentence embedding of the
+      instruction enters at its own slot) or ``None``; ``sentence_dim`` its size.
+    - ``lora``: LoRA rank on the backbone (0 = train every backbone weight).
+    """
+
+    domain: str
+    backbone: str
+    state_dim: int
+    action_kind: str
+    action_dim: int
+    state_mean: list[float]
+    state_std: list[float]
+    delta_std: list[float]
+    sentence_encoder: str | None = "minilm"
+    sentence_dim: int = 0
+    lora: int = 0
+    max_positions: int = 256
+    scratch: dict[str, int] = field(default_factory=dict)  # GPT-2 sizes when backbone is scratch
+    train_dataset: str = ""
+    train_checksum: str = ""
+
+    def __post_init__(self) -> None:
+        if self.action_kind not in ("discrete", "continuous"):
+            raise ValueError(f"action_kind must be 'discrete' or 'continuous', got {self.action_kind!r}")
+        for name in ("state_mean", "state_std", "delta_std"):
+            if len(getattr(self, name)) != self.state_dim:
+                raise ValueError(f"{name} has {len(getattr(self, name))} values, expected state_dim = "
+                                 f"{self.state_dim}")
+
+    @property
+    def backbone_name(self) -> str:
+        return "gpt2-scratch" if self.backbone == SCRATCH else Path(self.backbone).name
+
+    def save(self, path: Path) -> None:
+        path.write_text(json.dumps(asdict(self), indent=1))
+
+    @classmethod
+    def load(cls, path: Path) -> GroundingConfig:
+        return cls(**json.loads(path.read_text()))

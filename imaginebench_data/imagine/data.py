@@ -1,0 +1,111 @@
+"""Supervised data for grounding: real episodes -> sequences of the three tasks -> batches."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ..datasets.store import open_dataset, plain_value
+from ..domains import get_domain
+from .sequences import Sequence, SequenceBuilder, dynamics_sequence, explain_sequence, rollout_sequence
+
+HOLDOUT_EVERY = 10  # every 10th episode is held out from training (for the evidence)
+
+
+@dataclass
+class RealEpisode:
+    states: np.ndarray   # (T+1, D)
+    actions: np.ndarray  # (T, ...)
+    task_id: str
+    level: str
+    instruction: str
+
+
+def read_episodes(dataset_id: str) -> tuple[list[RealEpisode], str]:
+    """The episodes of a local dataset and its checksum."""
+    dataset, card = open_dataset(dataset_id)
+    episodes = []
+    metadatas = dataset.storage.get_episode_metadata(dataset.episode_indices)
+    for episode, metadata in zip(dataset.iterate_episodes(), metadatas):
+        options = {key: plain_value(value) for key, value in metadata["options"].items()}
+        instruction = plain_value(episode.observations["instruction"][0])
+        episodes.append(RealEpisode(np.asarray(episode.observations["state"], np.float32),
+                                    np.asarray(episode.actions), str(options["task_id"]),
+                                    str(options["level"]), str(instruction)))
+    return episodes, str(card["checksum"])
+
+
+def split(episodes: list[RealEpisode]) -> tuple[list[RealEpisode], list[RealEpisode]]:
+    """(training, held out): every ``HOLDOUT_EVERY``-th episode is held out."""
+    held = [e for i, e in enumerate(episodes) if i % HOLDOUT_EVERY == HOLDOUT_EVERY - 1]
+    kept = [e for i, e in enumerate(episodes) if i % HOLDOUT_EVERY != HOLDOUT_EVERY - 1]
+    return kept, held
+
+
+def task_phrasings(domain_name: str, episodes: list[RealEpisode]) -> dict[str, tuple[str, ...]]:
+    """Each task's phrasings at its episodes' level: instructions are re-drawn from these
+    every epoch (KALM samples a paraphrase per sample), so every phrasing is seen."""
+    domain = get_domain(domain_name)
+    return {e.task_id: domain.task(e.level, e.task_id).phrasings for e in episodes}
+
+
+class SequenceFactory:
+    """Makes the epoch's sequences; ``sentence(text)`` gives the sentence embedding (or None)."""
+
+    def __init__(self, tokenizer, slot_id: int, state_dim: int, action_shape: tuple[int, ...],
+                 action_dtype: np.dtype, sentence: Callable[[str], np.ndarray | None]):
+        self.tokenizer, self.slot_id = tokenizer, slot_id
+        self.state_dim, self.action_shape, self.action_dtype = state_dim, action_shape, action_dtype
+        self.sentence = sentence
+
+    def builder(self, instruction: str | None = None) -> SequenceBuilder:
+        sentence = self.sentence(instruction) if instruction is not None else None
+        return SequenceBuilder(self.tokenizer, self.slot_id, self.state_dim, self.action_shape,
+                               self.action_dtype, sentence)
+
+    def epoch(self, episodes: list[RealEpisode], phrasings: dict[str, tuple[str, ...]],
+              rng: np.random.Generator, dynamics_per_episode: int = 2) -> list[Sequence]:
+        sequences = []
+        for episode in episodes:
+            options = phrasings.get(episode.task_id) or (episode.instruction,)
+            text = options[rng.integers(len(options))]
+            sequences.append(rollout_sequence(self.builder(text), text, episode.states, episode.actions))
+            text = options[rng.integers(len(options))]
+            sequences.append(explain_sequence(self.builder(text), text, episode.states, episode.actions))
+            for t in rng.integers(len(episode.actions), size=dynamics_per_episode):
+                sequences.append(dynamics_sequence(self.builder(), episode.states[t], episode.actions[t],
+                                                   episode.states[t + 1]))
+        return sequences
+
+
+def collate(sequences: list[Sequence], pad_id: int, max_positions: int, rng: np.random.Generator | None,
+            device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:
+    """Right-padded tensors; ``position_ids`` start at a random offset when ``rng`` is given."""
+    length = max(len(s) for s in sequences)
+    if length > max_positions:
+        raise ValueError(f"a sequence has {length} positions, more than the backbone's {max_positions}")
+    batch: dict[str, torch.Tensor] = {}
+    fields = {"ids": pad_id, "kind": 0, "states": 0, "actions": 0, "state_target": 0, "state_base": 0,
+              "state_mask": False, "action_target": 0, "action_mask": False, "labels": -100}
+    for name, fill in fields.items():
+        first = getattr(sequences[0], name)
+        array = np.full((len(sequences), length, *first.shape[1:]), fill, first.dtype)
+        for i, seq in enumerate(sequences):
+            array[i, : len(seq)] = getattr(seq, name)
+        batch[name] = torch.from_numpy(array)
+    batch["kind"] = batch["kind"].long()
+    sentence = np.zeros((len(sequences), max(s.sentence.size for s in sequences)), np.float32)
+    for i, seq in enumerate(sequences):  # sequences without a sentence slot keep zeros
+        sentence[i, : seq.sentence.size] = seq.sentence
+    batch["sentence"] = torch.from_numpy(sentence)
+    lengths = torch.tensor([len(s) for s in sequences])
+    batch["attention_mask"] = (torch.arange(length)[None] < lengths[:, None]).long()
+    offsets = np.zeros(len(sequences), np.int64)
+    if rng is not None:
+        offsets = rng.integers(0, max_positions - lengths.numpy() + 1)
+    batch["position_ids"] = torch.arange(length)[None] + torch.from_numpy(offsets)[:, None]
+    batch["position_ids"] = batch["position_ids"].clamp(max=max_positions - 1)
+    return {k: v.to(device) for k, v in batch.items()}

@@ -1,0 +1,97 @@
+"""Where grounded models live, and training one on demand (once per configuration).
+
+A checkpoint is cached under ``$IMAGINEBENCH_MODELS`` (default ``~/.cache/imaginebench/models``)
+in a folder named after the domain, the backbone and a key over everything that shapes it:
+the training dataset's checksum, the backbone, LoRA rank, sentence encoder and settings.
+Building the three imaginary datasets of a domain therefore trains once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from ..datasets.ids import parse_id
+from ..datasets.store import open_dataset
+from ..domains import get_domain
+from .checkpoint import is_checkpoint, load_checkpoint, training_info
+from .config import SCRATCH
+from .data import read_episodes, split
+from .evidence import goal_evidence, next_state_evidence
+from .train import SentenceTable, TrainSettings, default_device, train_grounding
+
+EVIDENCE_EPISODES = 160
+
+
+def models_dir() -> Path:
+    configured = os.environ.get("IMAGINEBENCH_MODELS")
+    return Path(configured) if configured else Path.home() / ".cache" / "imaginebench" / "models"
+
+
+def default_sentence_encoder(backbone: str) -> str | None:
+    """The scratch backbone knows no words beyond its training text: it gets MiniLM's
+    sentence embedding. A pretrained backbone reads the instruction itself."""
+    return "minilm" if backbone == SCRATCH else None
+
+
+def checkpoint_dir(train_dataset: str, backbone: str, lora: int, sentence_encoder: str | None,
+                   settings: TrainSettings) -> Path:
+    _, card = open_dataset(train_dataset)
+    key = json.dumps({"checksum": card["checksum"], "backbone": str(backbone), "lora": lora,
+                      "sentence_encoder": sentence_encoder, "settings": asdict(settings)}, sort_keys=True)
+    name = "gpt2-scratch" if backbone == SCRATCH else Path(backbone).name
+    digest = hashlib.sha256(key.encode()).hexdigest()[:12]
+    return models_dir() / f"{parse_id(train_dataset).domain}-{name}-{digest}"
+
+
+def ensure_checkpoint(train_dataset: str, *, backbone: str = SCRATCH, lora: int = 0,
+                      sentence_encoder: str | None | bool = True, settings: TrainSettings | None = None,
+                      evidence_episodes: int | None = None, progress: bool = True) -> Path:
+    """The checkpoint grounded on ``train_dataset`` with these settings, trained (and its
+    evidence measured) if it does not exist yet. ``sentence_encoder=True`` picks the default."""
+    settings = settings or TrainSettings()
+    if sentence_encoder is True:
+        sentence_encoder = default_sentence_encoder(backbone)
+    path = checkpoint_dir(train_dataset, backbone, lora, sentence_encoder, settings)
+    if not is_checkpoint(path) or not (path / "evidence.json").is_file():
+        train_grounding(train_dataset, path, backbone=backbone, lora=lora, sentence_encoder=sentence_encoder,
+                        settings=settings, progress=progress)
+        write_evidence(path, train_dataset, evidence_episodes or EVIDENCE_EPISODES, progress)
+    return path
+
+
+def write_evidence(path: Path, train_dataset: str, episodes: int, progress: bool = False) -> dict[str, Any]:
+    """Measure the evidence (see ``evidence.py``) of the checkpoint at ``path``; store it."""
+    model = load_checkpoint(path, default_device())
+    domain = get_domain(model.config.domain)
+    _, held_out = split(read_episodes(train_dataset)[0])
+    sentences = SentenceTable(model.config.sentence_encoder)
+    evidence = {"next_state": next_state_evidence(model, domain, held_out),
+                "goal": goal_evidence(model, domain, sentences, episodes, progress=progress)}
+    (Path(path) / "evidence.json").write_text(json.dumps(evidence, indent=1))
+    return evidence
+
+
+def checkpoint_provenance(path: Path) -> dict[str, Any]:
+    """What a card says about the generator: backbone, hash, training and evidence."""
+    model_config = json.loads((Path(path) / "config.json").read_text())
+    training = training_info(path)
+    last = training["history"][-1] if training["history"] else {}
+    return {
+        "backbone": model_config["backbone"] if model_config["backbone"] != SCRATCH else "gpt2-scratch "
+        f"({model_config['scratch']})",
+        "lora_rank": model_config["lora"],
+        "sentence_encoder": model_config["sentence_encoder"],
+        "checkpoint_hash": training["hash"],
+        "checkpoint": Path(path).name,
+        "trained_on": training["dataset"],
+        "training": {"episodes": training["episodes"], "held_out_episodes": training["held_out_episodes"],
+                     "epochs": training["settings"]["epochs"], "seconds": training["seconds"],
+                     "device": training["device"], "parameters": training["parameters"],
+                     "final_losses": {k: v for k, v in last.items() if k != "epoch"}},
+        "evidence": json.loads((Path(path) / "evidence.json").read_text()),
+    }

@@ -1,0 +1,195 @@
+"""Reading the Hugging Face Parquet release of the original files (reference 0.5).
+
+One row per trajectory of one original file: ``file_name``, ``row_index``, and for each
+array key ``<key>_shape`` (text such as "(18000, 39, 17)": the shape of the WHOLE original
+array), ``<key>_dtype`` and ``<key>_data`` (the little-endian bytes of that trajectory's
+slice, shape ``shape[1:]``), plus ``instructions_data`` (a list of strings) and
+``task_str_data`` (a list of one string). Rows are grouped by ``file_name`` back into the
+original files, in ``row_index`` order; every row's byte count is checked against its shape.
+The layout was read off the dataset viewer, not a specification, hence the checks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as pads
+from tqdm.auto import tqdm
+
+from .names import Target, target_of
+from .source import (
+    NUMERIC_KINDS,
+    OPTIONAL_KEYS,
+    REQUIRED_KEYS,
+    STATE_KEYS,
+    SourceFile,
+    SourceFileError,
+    goal_vectors,
+    instruction_lists,
+    state_columns,
+    task_strings,
+)
+
+ARRAY_KEYS = REQUIRED_KEYS + OPTIONAL_KEYS + ("goals",)
+LIST_KEYS = ("instructions", "task_str")
+BATCH_ROWS = 4096
+SHAPE_TEXT = re.compile(r"^\(\s*(\d+\s*(,\s*\d+\s*)*,?\s*)?\)$")
+
+
+def _shape(file_name: str, key: str, text: str) -> tuple[int, ...]:
+    if not isinstance(text, str) or not SHAPE_TEXT.match(text):
+        raise SourceFileError(f"{file_name}: column '{key}_shape' is {text!r}; expected a shape such as "
+                              "'(18000, 39, 17)'")
+    return tuple(int(part) for part in text.strip("() ").split(",") if part.strip())
+
+
+def _dtype(file_name: str, key: str, text: str) -> np.dtype:
+    try:
+        dtype = np.dtype(text)
+    except TypeError as error:
+        raise SourceFileError(f"{file_name}: column '{key}_dtype' is {text!r}, not a numpy dtype") from error
+    if dtype.kind not in NUMERIC_KINDS:
+        raise SourceFileError(f"{file_name}: column '{key}_dtype' is {text!r}; expected a numeric dtype")
+    return dtype.newbyteorder("<")
+
+
+def _one_value(file_name: str, column: str, values: pa.Array, seen: str | None) -> str:
+    """The single value a per-file column must hold in every row."""
+    distinct = set(pc.unique(values).to_pylist()) | ({seen} if seen is not None else set())
+    if len(distinct) != 1:
+        raise SourceFileError(f"{file_name}: column {column!r} differs between rows: "
+                              f"{sorted(map(str, distinct))[:4]}; every row of a file must hold the same")
+    return distinct.pop()
+
+
+class _FileReader:
+    """Accumulates the batches of one original file's rows, then assembles its arrays."""
+
+    def __init__(self, name: str, target: Target, keys: list[str], lists: list[str]) -> None:
+        self.name, self.target, self.keys, self.lists = name, target, keys, lists
+        self.shape_text: dict[str, str] = {}
+        self.dtype_text: dict[str, str] = {}
+        self.blocks: dict[str, list[np.ndarray]] = {key: [] for key in keys}
+        self.texts: dict[str, list] = {key: [] for key in lists}
+        self.row_index: list[np.ndarray] = []
+        self.width = 0
+
+    def add(self, batch: pa.RecordBatch) -> None:
+        if batch.num_rows == 0:
+            return
+        rows = np.asarray(batch.column("row_index").to_numpy(zero_copy_only=False), np.int64)
+        self.row_index.append(rows)
+        for key in self.keys:
+            data = batch.column(f"{key}_data")
+            if data.null_count:
+                empty = rows[data.is_null().to_numpy(zero_copy_only=False)]
+                raise SourceFileError(f"{self.name}: column '{key}_data' is empty in {data.null_count} "
+                                      f"rows (e.g. row_index {empty[0]}) but filled in others")
+            self.shape_text[key] = _one_value(self.name, f"{key}_shape", batch.column(f"{key}_shape"),
+                                              self.shape_text.get(key))
+            self.dtype_text[key] = _one_value(self.name, f"{key}_dtype", batch.column(f"{key}_dtype"),
+                                              self.dtype_text.get(key))
+            self.blocks[key].append(self._decode(key, data, rows))
+        for key in self.lists:
+            self.texts[key].extend(batch.column(f"{key}_data").to_pylist())
+
+    def _decode(self, key: str, data: pa.Array, rows: np.ndarray) -> np.ndarray:
+        shape = _shape(self.name, key, self.shape_text[key])
+        dtype = _dtype(self.name, key, self.dtype_text[key])
+        row_shape = shape[1:]
+        expected = int(np.prod(row_shape, dtype=np.int64)) * dtype.itemsize
+        found = np.asarray(pc.binary_length(data).to_numpy(zero_copy_only=False))
+        wrong = np.flatnonzero(found != expected)
+        if len(wrong):
+            raise SourceFileError(
+                f"{self.name}: column '{key}_data' of row_index {rows[wrong[0]]} holds "
+                f"{found[wrong[0]]} bytes; "
+                f"expected {expected} = {row_shape} x {dtype.itemsize}-byte {dtype.name} "
+                f"(from {key}_shape {self.shape_text[key]!r} without its leading dimension; "
+                f"{len(wrong)} row(s) of this batch have the wrong size)")
+        values = np.frombuffer(b"".join(data.to_pylist()), dtype=dtype).reshape(len(rows), *row_shape)
+        if key in STATE_KEYS:
+            if len(row_shape) != 2:
+                raise SourceFileError(f"{self.name}: column '{key}_shape' is {self.shape_text[key]!r}; "
+                                      "expected (N, T, D)")
+            self.width = row_shape[1]
+            return values[:, :, :state_columns(self.name, key, row_shape[1], self.target.state_dim)].astype(
+                np.float32)
+        return values.astype(dtype.newbyteorder("="))
+
+    def source(self, paths: list[Path]) -> SourceFile:
+        if "observations" not in self.keys:
+            raise SourceFileError(f"{self.name}: missing key 'observations' (no observations_* values in its "
+                                  "rows); expected observations, actions, rewards, masks")
+        rows = np.concatenate(self.row_index)
+        order = np.argsort(rows, kind="stable")
+        declared = _shape(self.name, "observations", self.shape_text["observations"])[0]
+        if not np.array_equal(rows[order], np.arange(declared)):
+            missing = np.setdiff1d(np.arange(declared), rows)[:5].tolist()
+            raise SourceFileError(
+                f"{self.name}: column 'row_index' holds {len(rows)} rows ({len(np.unique(rows))} distinct); "
+                f"expected each of 0..{declared - 1} once (N = {declared} from observations_shape); "
+                f"missing e.g. {missing}")
+        arrays = {key: np.concatenate(blocks)[order] for key, blocks in self.blocks.items() if key != "goals"}
+        source = SourceFile(self.name, "parquet", paths, self.target, arrays, self.width)
+        texts = {key: [values[i] for i in order] for key, values in self.texts.items()}
+        if "instructions" in texts:
+            source.instructions = instruction_lists(self.name, texts["instructions"])
+        if "task_str" in texts:
+            source.task_str = task_strings(self.name, texts["task_str"])
+        if "goals" in self.blocks:
+            source.goals = goal_vectors(self.name, np.concatenate(self.blocks["goals"])[order])
+        return source
+
+
+def _present(dataset: pads.Dataset, columns_of: dict[str, list[str]], where: pc.Expression) -> list[str]:
+    """Keys whose columns all exist and whose first (small) column is filled for the selected rows."""
+    present = []
+    for key, columns in columns_of.items():
+        if all(column in dataset.schema.names for column in columns):
+            probe = dataset.to_table(columns=columns[:1], filter=where).column(0)
+            if probe.null_count < len(probe):
+                present.append(key)
+    return present
+
+
+def read_parquet_release(paths: list[Path], wanted: Callable[[str], bool],
+                         progress: bool = True) -> tuple[list[SourceFile], list[str]]:
+    """The original files held in Parquet shards ``paths`` (those ``wanted`` by name, among those
+    whose name is a dataset's) and every ``file_name`` the shards hold."""
+    shard_names = ", ".join(p.name for p in paths)
+    try:
+        dataset = pads.dataset([str(p) for p in paths], format="parquet")
+    except pa.ArrowInvalid as error:
+        raise SourceFileError(f"{shard_names}: not readable as Parquet ({error})") from error
+    for column in ("file_name", "row_index", "observations_shape"):
+        if column not in dataset.schema.names:
+            raise SourceFileError(f"{shard_names}: missing column {column!r}; expected the release layout "
+                                  "(file_name, row_index, <key>_shape/_dtype/_data, ...)")
+    names = sorted(pc.unique(dataset.to_table(columns=["file_name"]).column(0)).to_pylist())
+    sources = []
+    for name in names:
+        target = target_of(name)
+        if target is None or not wanted(name):
+            continue
+        where = pc.field("file_name") == name
+        keys = _present(dataset, {k: [f"{k}_{p}" for p in ("dtype", "shape", "data")] for k in ARRAY_KEYS},
+                        where)
+        lists = _present(dataset, {k: [f"{k}_data"] for k in LIST_KEYS}, where)
+        reader = _FileReader(name, target, keys, lists)
+        columns = ["row_index", *(f"{k}_{p}" for k in keys for p in ("shape", "dtype", "data")),
+                   *(f"{k}_data" for k in lists)]
+        bar = tqdm(total=dataset.count_rows(filter=where), desc=f"read {name}", unit="row",
+                   disable=not progress)
+        for batch in dataset.to_batches(columns=columns, filter=where, batch_size=BATCH_ROWS):
+            reader.add(batch)
+            bar.update(batch.num_rows)
+        bar.close()
+        shards = [Path(f.path) for f in dataset.get_fragments() if f.count_rows(filter=where)]
+        sources.append(reader.source(shards))
+    return sources, names

@@ -1,0 +1,46 @@
+"""Reading the original's pickled ``.npy`` dicts (BabyAI, LIBERO, MuJoCo).
+
+Each file is one dict: ``observations`` (N, T, D_state; no encoding, which the original
+adds at load time), ``actions``, ``rewards``, ``masks``, ``instructions`` (N lists of
+strings), and in some files ``next_observations``, ``terminals`` and ``task_str``. The dict
+is unpickled with ``unpickle.SafeUnpickler``: only numpy arrays, lists, dicts, strings
+and numbers can come out of it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .names import Target
+from .source import (
+    OPTIONAL_KEYS,
+    REQUIRED_KEYS,
+    STATE_KEYS,
+    SourceFile,
+    SourceFileError,
+    numeric,
+    state_columns,
+    take_annotations,
+)
+from .unpickle import load_pickled_npy
+
+
+def read_pickled(path: Path, target: Target) -> SourceFile:
+    """Read a pickled ``.npy`` data file (see module docstring)."""
+    content = load_pickled_npy(path)
+    source = SourceFile(path.name, "pickled-npy", [path], target, {}, 0)
+    take_annotations(source, path.name, content)
+    for key in REQUIRED_KEYS + OPTIONAL_KEYS:
+        if key not in content:
+            continue
+        array = numeric(path.name, key, content[key])
+        if key in STATE_KEYS:
+            if array.ndim != 3:
+                raise SourceFileError(f"{path.name}: key {key!r} has shape {array.shape}; expected (N, T, D)")
+            source.stored_width = array.shape[2]
+            array = array[:, :, :state_columns(path.name, key, array.shape[2], target.state_dim)]
+            array = np.ascontiguousarray(array, dtype=np.float32)
+        source.arrays[key] = array
+    return source

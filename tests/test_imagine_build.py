@@ -1,0 +1,90 @@
+"""An imaginary dataset built end to end, read back by plain Minari in a fresh process."""
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from imaginebench_data.build.pipeline import build
+from imaginebench_data.build.recipe import build_order, load_recipes
+from imaginebench_data.build.rollout import episode_start
+from imaginebench_data.datasets.store import DatasetNotFoundError
+from imaginebench_data.domains import get_domain
+from imaginebench_data.imagine import store
+
+TRAIN = "imaginebench/clevr-train-real-v0"
+EASY = "imaginebench/clevr-easy-imaginary-v0"
+HARD = "imaginebench/clevr-hard-imaginary-v0"
+
+
+@pytest.fixture
+def recipes():
+    """The shipped recipes, with one training epoch so the test stays small."""
+    return {i: replace(r, train_epochs=1) for i, r in load_recipes().items()}
+
+
+@pytest.fixture
+def models(tmp_path, monkeypatch):
+    monkeypatch.setenv("IMAGINEBENCH_MODELS", str(tmp_path / "models"))
+    monkeypatch.setattr(store, "EVIDENCE_EPISODES", 16)
+    return tmp_path / "models"
+
+
+def test_imaginary_build_round_trip(minari_root, models, recipes, tmp_path, monkeypatch):
+    cards = tmp_path / "cards"
+    build(TRAIN, episodes=20, workers=1, cards_dir=cards, recipes=recipes, progress=False)
+    trained = []
+    original = store.train_grounding
+    monkeypatch.setattr(store, "train_grounding", lambda *a, **k: trained.append(a) or original(*a, **k))
+    easy = build(EASY, episodes=12, cards_dir=cards, recipes=recipes, progress=False)
+    hard = build(HARD, episodes=6, cards_dir=cards, recipes=recipes, progress=False)
+    assert len(trained) == 1  # the second dataset reuses the checkpoint
+    [checkpoint] = list(models.iterdir())
+    training = json.loads((checkpoint / "training.json").read_text())
+    for result in (easy, hard):
+        prov = result.card["provenance"]
+        assert result.card["source"] == "imaginary" and prov["generator"] == "imagine"
+        assert prov["checkpoint_hash"] == training["hash"] and prov["trained_on"] == TRAIN
+        assert prov["backbone"].startswith("gpt2-scratch") and prov["sentence_encoder"] == "minilm"
+        evidence = prov["evidence"]
+        assert evidence["goal"]["episodes"] == 16 and evidence["next_state"]["held_out_transitions"] > 0
+        assert all("goal_consistency" in task for task in result.card["per_task"].values())
+    stored = json.loads((cards / "clevr-hard-imaginary-v0.json").read_text())
+    assert stored == hard.card
+    assert "Did the generator learn" in (cards / "clevr-hard-imaginary-v0.md").read_text()
+    script = f"""
+import json, minari, numpy as np
+ds = minari.load_dataset({EASY!r})
+env = ds.recover_environment(eval_env=True)
+obs, info = env.reset(seed=0)
+starts = [ep.observations["state"][0].tolist() for ep in ds.iterate_episodes()]
+lengths = [len(ep.actions) for ep in ds.iterate_episodes()]
+out = {{"n": ds.total_episodes, "level": env.unwrapped.level, "starts": starts, "lengths": lengths}}
+print(json.dumps(out))
+"""
+    out = json.loads(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                                    check=True).stdout.strip().splitlines()[-1])
+    assert out["n"] == 12 and out["level"] == "easy" and set(out["lengths"]) == {1}  # easy: one step
+    domain = get_domain("clevr")
+    sim = domain.simulator()
+    seed = recipes[EASY].seed
+    expected = [episode_start(domain, "easy", i, seed, sim).state for i in range(12)]
+    np.testing.assert_allclose(out["starts"], expected)  # the oracle's real start states
+
+
+def test_imaginary_build_needs_its_real_dataset(minari_root, models, recipes, tmp_path):
+    with pytest.raises(DatasetNotFoundError, match="clevr-train-real-v0.*imaginebench build"):
+        build(EASY, episodes=4, cards_dir=tmp_path / "cards", recipes=recipes, progress=False)
+    assert not (minari_root / "imaginebench" / "clevr-easy-imaginary-v0").exists()
+    assert not models.exists() or not any(models.iterdir())
+
+
+def test_real_datasets_are_built_before_imaginary_ones(recipes):
+    defaults = sorted(i for i, r in recipes.items() if r.default)
+    assert defaults.index(EASY) < defaults.index(TRAIN)  # alphabetical order would fail
+    ordered = build_order(defaults, recipes)
+    assert ordered.index(TRAIN) < min(ordered.index(i) for i in (EASY, HARD))
+    assert [i for i in ordered if "real" in i] == [i for i in defaults if "real" in i]

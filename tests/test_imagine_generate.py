@@ -1,0 +1,85 @@
+"""Generation: stopping on the predicate, alignment, cache = naive = unbatched, bad output kept."""
+
+import numpy as np
+import pytest
+from imagine_helpers import CLEVR, set_heads, tiny_model
+
+from imaginebench_data.build.rollout import episode_start, rollout_episode
+from imaginebench_data.core.text import observation_space
+from imaginebench_data.datasets.validate import validate_episode
+from imaginebench_data.imagine.generate import Prompt, imagine, imagine_batch
+from imaginebench_data.quality.checkers import INFO_KEYS, annotate
+
+
+@pytest.fixture(scope="module")
+def sim():
+    return CLEVR.simulator()
+
+
+def no_sentence(text):
+    return None
+
+
+def start_for(level, index, sim, seed=5):
+    start = episode_start(CLEVR, level, index, seed, sim)
+    return start, Prompt(start.task, start.instruction, start.state)
+
+
+def test_rollout_stops_at_the_first_transition_that_reaches_the_goal(sim):
+    start, prompt = start_for("train", 0, sim)  # red behind blue
+    goal = np.array(start.state)
+    goal[0:2] = goal[2:4] + np.array([0.0, 0.3])  # red 0.3 m behind (+y of) blue
+    delta = (goal - start.state) / 10
+    model = tiny_model()
+    set_heads(model, action=3, delta=delta)
+    [rollout] = imagine_batch(model, [prompt], no_sentence)
+    path = start.state + np.arange(11)[:, None] * delta
+    reached = np.flatnonzero(start.task.success(path[:-1], np.full(10, 3), path[1:]))
+    assert len(reached) and rollout.success
+    steps = reached[0] + 1
+    assert len(rollout.actions) == steps and rollout.states.shape == (steps + 1, 10)
+    np.testing.assert_allclose(rollout.states, path[: steps + 1], atol=1e-5)
+    assert (rollout.actions == 3).all()
+
+
+def test_nothing_moving_runs_to_the_time_limit(sim):
+    model = tiny_model()
+    set_heads(model, action=0, delta=np.zeros(10))
+    prompts = [start_for("train", 1, sim)[1], start_for("easy", 2, sim)[1]]
+    rollouts = imagine_batch(model, prompts, no_sentence)
+    assert [len(r.actions) for r in rollouts] == [50, 1]  # train horizon 50, easy horizon 1
+    assert not any(r.success for r in rollouts)
+    np.testing.assert_allclose(rollouts[0].states, np.repeat(prompts[0].start[None], 51, 0))
+
+
+def test_cached_equals_naive_and_batching_changes_nothing(sim):
+    model = tiny_model(seed=3)
+    prompts = [start_for(level, i, sim)[1] for level in ("train", "easy", "hard") for i in range(3)]
+    cached = imagine_batch(model, prompts, no_sentence, cache=True)
+    naive = imagine_batch(model, prompts, no_sentence, cache=False)
+    alone = [r for p in prompts[:4] for r in imagine_batch(model, [p], no_sentence)]
+    assert len({len(model.tokenizer(p.instruction).input_ids) for p in prompts}) > 1  # padding is exercised
+    for a, b in zip(cached, naive):
+        np.testing.assert_array_equal(a.actions, b.actions)
+        np.testing.assert_allclose(a.states, b.states, atol=1e-4)
+    for a, b in zip(cached[:4], alone):
+        np.testing.assert_array_equal(a.actions, b.actions)
+        np.testing.assert_allclose(a.states, b.states, atol=1e-4)
+    in_chunks = list(imagine(model, prompts, no_sentence, batch_size=4))
+    assert [len(r.actions) for r in in_chunks] == [len(r.actions) for r in cached]
+
+
+def test_non_finite_output_is_kept_flagged_and_writable(sim):
+    model = tiny_model()
+    set_heads(model, action=1, delta=np.full(10, np.nan))
+    start, prompt = start_for("hard", 0, sim)
+    [rollout] = imagine_batch(model, [prompt], no_sentence)
+    assert len(rollout.actions) == start.task.horizon and not rollout.success
+    assert np.isnan(rollout.states[1:]).all()
+    episode = annotate(CLEVR, rollout_episode(CLEVR, start, rollout.states, rollout.actions,
+                                              source="imaginary"), sim)
+    assert episode.truncations[-1] and (episode.rewards == 0).all()
+    assert (~episode.infos["legal"][1:]).all() and episode.infos["legal"][0]
+    non_finite_bit = 1 << CLEVR.illegal_kinds.index("non_finite")
+    assert (episode.infos["illegal_mask"][1:] & non_finite_bit).all()
+    validate_episode(0, episode, observation_space(CLEVR.state_space), CLEVR.action_space, INFO_KEYS)

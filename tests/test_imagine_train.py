@@ -1,0 +1,101 @@
+"""Grounding on a tiny real dataset: the scratch GPT-2 (with MiniLM) and a Llama saved by path (LoRA)."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from imagine_helpers import CLEVR
+from transformers import LlamaConfig, LlamaForCausalLM
+
+from imaginebench_data.build.pipeline import build
+from imaginebench_data.imagine.checkpoint import checkpoint_hash, load_checkpoint, training_info
+from imaginebench_data.imagine.data import read_episodes, split
+from imaginebench_data.imagine.evidence import predict_next_states
+from imaginebench_data.imagine.generate import Prompt, imagine_batch
+from imaginebench_data.imagine.sequences import TEMPLATE_TEXTS
+from imaginebench_data.imagine.tokenizer import build_word_tokenizer
+from imaginebench_data.imagine.train import SentenceTable, TrainSettings, train_grounding
+
+TRAIN = "imaginebench/clevr-train-real-v0"
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory):
+    root = tmp_path_factory.mktemp("minari")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MINARI_DATASETS_PATH", str(root))
+        build(TRAIN, episodes=30, workers=1, cards_dir=root / "cards", progress=False)
+        yield root
+
+
+@pytest.fixture
+def in_real(real, monkeypatch):
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(real))
+
+
+def held_out_transitions():
+    _, held = split(read_episodes(TRAIN)[0])
+    return (np.concatenate([e.states[:-1] for e in held]), np.concatenate([e.actions for e in held]))
+
+
+def test_scratch_backbone_trains_saves_and_reloads(in_real, tmp_path):
+    digest = train_grounding(TRAIN, tmp_path / "ckpt", settings=TrainSettings(epochs=3, batch_size=16),
+                             progress=False)
+    info = training_info(tmp_path / "ckpt")
+    assert digest == info["hash"] == checkpoint_hash(tmp_path / "ckpt")
+    assert info["episodes"] == 27 and info["held_out_episodes"] == 3
+    first, last = info["history"][0], info["history"][-1]
+    assert all(last[loss] < first[loss] for loss in ("state", "action", "text"))
+    model = load_checkpoint(tmp_path / "ckpt")
+    assert model.config.sentence_encoder == "minilm" and model.config.sentence_dim == 384
+    assert model.config.train_dataset == TRAIN
+    states, actions = held_out_transitions()
+    again = load_checkpoint(tmp_path / "ckpt")
+    np.testing.assert_array_equal(predict_next_states(model, CLEVR, states, actions),
+                                  predict_next_states(again, CLEVR, states, actions))
+
+
+def save_tiny_llama(path):
+    """A randomly initialised Llama-architecture model saved exactly as a real one would be."""
+    texts = [*TEMPLATE_TEXTS, *(p for t in CLEVR.tasks("train") for p in t.phrasings)]
+    tokenizer = build_word_tokenizer(texts)
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+                         pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.bos_token_id,
+                         eos_token_id=tokenizer.eos_token_id)
+    torch.manual_seed(0)
+    LlamaForCausalLM(config).save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+@pytest.mark.parametrize("lora", [4, 0])
+def test_llama_backbone_by_path(in_real, tmp_path, lora):
+    from peft import PeftModel
+
+    llama = save_tiny_llama(tmp_path / "tiny-llama")
+    base_weights = (llama / "model.safetensors").read_bytes()
+    train_grounding(TRAIN, tmp_path / "ckpt", backbone=str(llama), lora=lora, sentence_encoder=None,
+                    settings=TrainSettings(epochs=1, batch_size=16), progress=False)
+    info = training_info(tmp_path / "ckpt")
+    saved = {p.name for p in (tmp_path / "ckpt" / "backbone").iterdir()}
+    model = load_checkpoint(tmp_path / "ckpt")
+    assert model.config.backbone == str(llama) and model.config.backbone_name == "tiny-llama"
+    assert (llama / "model.safetensors").read_bytes() == base_weights  # the user's model is never written
+    if lora:
+        assert isinstance(model.backbone, PeftModel) and "adapter_model.safetensors" in saved
+        assert "model.safetensors" not in saved
+        assert info["trainable_parameters"] < info["parameters"]
+    else:
+        assert "model.safetensors" in saved and info["trainable_parameters"] == info["parameters"]
+    sim = CLEVR.simulator()
+    rng = np.random.default_rng(0)
+    tasks = CLEVR.tasks("rephrase")[:3]
+    prompts = [Prompt(t, t.phrasings[0], CLEVR.reset_state(t, rng, sim)) for t in tasks]
+    none = SentenceTable(None)
+    cached, naive = imagine_batch(model, prompts, none), imagine_batch(model, prompts, none, cache=False)
+    for a, b in zip(cached, naive):
+        np.testing.assert_array_equal(a.actions, b.actions)
+        np.testing.assert_allclose(a.states, b.states, atol=1e-4)
+    assert json.loads((tmp_path / "ckpt" / "config.json").read_text())["lora"] == lora
