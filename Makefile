@@ -25,6 +25,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/loader_speed.py
+	$(PY) benchmarks/imagine_speed.py
 
 clean:
 	rm -rf $(VENV)

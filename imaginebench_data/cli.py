@@ -24,10 +24,11 @@ def list_datasets() -> None:
 
     local = set(local_ids())
     table = Table(title="imaginebench datasets")
-    for column in ("id", "demo", "paper", "default", "built"):
+    for column in ("id", "generator", "demo", "paper", "default", "built"):
         table.add_column(column)
     for dataset_id, recipe in sorted(load_recipes().items()):
-        table.add_row(dataset_id, str(recipe.episodes["demo"]), str(recipe.episodes["paper"]),
+        generator = recipe.generator + (f" (on {recipe.train_from})" if recipe.train_from else "")
+        table.add_row(dataset_id, generator, str(recipe.episodes["demo"]), str(recipe.episodes["paper"]),
                       "yes" if recipe.default else "", "yes" if dataset_id in local else "")
     console.print(table)
 
