@@ -95,7 +95,8 @@ def card(
     from .quality.frame import quality_frame
 
     _, stored = open_dataset(dataset_id)
-    for path in write_card_files(stored, quality_frame(dataset_id), cards_dir or default_cards_dir()):
+    target = cards_dir or default_cards_dir(dataset_id)
+    for path in write_card_files(stored, quality_frame(dataset_id), target):
         console.print(f"wrote {path}")
 
 

@@ -46,3 +46,11 @@ def test_unknown_dataset_is_a_clear_cli_error(minari_root):
     result = CliRunner().invoke(app, ["inspect", "imaginebench/clevr-easy-real-v3"])
     assert result.exit_code != 0
     assert "clevr-easy-real-v3" in str(result.exception) and "imaginebench build" in str(result.exception)
+
+
+def test_cards_of_another_namespace_get_their_own_folder():
+    from imaginebench_data.build.pipeline import default_cards_dir
+
+    root = default_cards_dir()
+    assert default_cards_dir("imaginebench/clevr-train-real-v0") == root
+    assert default_cards_dir("imaginebench-original/clevr-train-real-v0") == root / "imaginebench-original"

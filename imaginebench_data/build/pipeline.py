@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..datasets.ids import NAMESPACE, parse_id
 from ..domains import get_domain
 from ..imagine.config import SCRATCH
 from .publish import publish
@@ -23,8 +24,12 @@ class BuildResult:
     card_files: list[Path]
 
 
-def default_cards_dir() -> Path:
-    return builders_dir().parent / "cards"
+def default_cards_dir(dataset_id: str | None = None) -> Path:
+    """``cards/`` of this checkout; datasets of another namespace than ``imaginebench`` (e.g.
+    imported ones) get ``cards/<namespace>/`` so their cards never overwrite ours."""
+    root = builders_dir().parent / "cards"
+    namespace = parse_id(dataset_id).namespace if dataset_id else NAMESPACE
+    return root if namespace == NAMESPACE else root / namespace
 
 
 def build(dataset_id: str, scale: str = "demo", *, force: bool = False, workers: int = 2,
@@ -58,7 +63,7 @@ def build(dataset_id: str, scale: str = "demo", *, force: bool = False, workers:
                 **recipe.notes}
 
     published = publish(dataset_id, source, domain, scale=scale, provenance=provenance,
-                        description=recipe.description, cards_dir=cards_dir or default_cards_dir(),
+                        description=recipe.description, cards_dir=cards_dir or default_cards_dir(dataset_id),
                         total=count, force=force, progress=progress, desc="build")
     return BuildResult(dataset_id, published.path, published.card, time.perf_counter() - started,
                        published.card_files)

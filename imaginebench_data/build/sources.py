@@ -60,9 +60,9 @@ def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, b
         domain = get_domain(recipe.domain)
         sim = domain.simulator()
         model = load_checkpoint(path, default_device())
-        sentences = SentenceTable(model.config.sentence_encoder)
         starts = [episode_start(domain, recipe.level, index, recipe.seed, sim) for index in range(count)]
         prompts = [Prompt(start.task, start.instruction, start.state) for start in starts]
+        sentences = SentenceTable(model.config.sentence_encoder)
         rollouts = imagine(model, prompts, sentences, batch_size=batch_size)
         for start, rollout in zip(starts, rollouts):
             episode = rollout_episode(domain, start, rollout.states, rollout.actions, source="imaginary")

@@ -9,7 +9,9 @@ Layout of a checkpoint folder::
     training.json          epochs, losses, seconds (not hashed)
     evidence.json          what the model learned, measured (not hashed; see evidence.py)
 
-The hash is the SHA-256 of config.json, heads.safetensors and every backbone/ file.
+The hash is the SHA-256 of config.json, heads.safetensors and every backbone/ file. With
+LoRA, backbone/ holds only the adapter: loading reads the base model from the path in
+config.json again, so it must still be there.
 """
 
 from __future__ import annotations

@@ -17,12 +17,14 @@ import gymnasium as gym
 import numpy as np
 import torch
 
+from ..build.rollout import episode_start
 from ..core.domain import Domain
 from .backbone import slot_token_id
 from .data import RealEpisode, SequenceFactory, collate
 from .generate import Prompt, imagine
 from .model import GroundedLM
 from .sequences import DYNAMICS
+from .train import SentenceTable
 
 EVIDENCE_SEED = 77_000
 EVIDENCE_LEVEL = "rephrase"
@@ -72,14 +74,12 @@ def next_state_evidence(model: GroundedLM, domain: Domain, held_out: list[RealEp
     }
 
 
-def goal_evidence(model: GroundedLM, domain: Domain, sentence, episodes: int,
+def goal_evidence(model: GroundedLM, domain: Domain, sentences: SentenceTable, episodes: int,
                   batch_size: int = 64, progress: bool = False) -> dict[str, Any]:
-    from ..build.rollout import episode_start
-
     sim = domain.simulator()
     starts = [episode_start(domain, EVIDENCE_LEVEL, i, EVIDENCE_SEED, sim) for i in range(episodes)]
     prompts = [Prompt(s.task, s.instruction, s.state) for s in starts]
-    rollouts = list(imagine(model, prompts, sentence, batch_size=batch_size, progress=progress,
+    rollouts = list(imagine(model, prompts, sentences, batch_size=batch_size, progress=progress,
                             desc="evidence: imagine rephrase"))
     replayed = [_replay(sim, s, r.actions) for s, r in zip(starts, rollouts)]
     rng = np.random.default_rng(EVIDENCE_SEED)

@@ -57,9 +57,10 @@ def ensure_checkpoint(train_dataset: str, *, backbone: str = SCRATCH, lora: int 
     if sentence_encoder is True:
         sentence_encoder = default_sentence_encoder(backbone)
     path = checkpoint_dir(train_dataset, backbone, lora, sentence_encoder, settings)
-    if not is_checkpoint(path) or not (path / "evidence.json").is_file():
+    if not is_checkpoint(path):
         train_grounding(train_dataset, path, backbone=backbone, lora=lora, sentence_encoder=sentence_encoder,
                         settings=settings, progress=progress)
+    if not (path / "evidence.json").is_file():
         write_evidence(path, train_dataset, evidence_episodes or EVIDENCE_EPISODES, progress)
     return path
 

@@ -25,7 +25,7 @@ class TrainSettings:
     """Optimisation settings. ``lr`` None: 1e-3 for the scratch backbone, 2e-4 with LoRA,
     5e-5 (the paper's) for full fine-tuning of a pretrained backbone."""
 
-    epochs: int = 30
+    epochs: int = 20
     batch_size: int = 32
     lr: float | None = None
     weight_decay: float = 0.01
@@ -54,7 +54,13 @@ def normalisation(episodes) -> dict[str, list[float]]:
 
 
 class SentenceTable:
-    """Sentence embeddings of instructions, encoded once (None without an encoder)."""
+    """Sentence embeddings of instructions, encoded once (None without an encoder).
+
+    ``add(texts)`` encodes a batch (training: the fixed set of training phrasings); calling
+    the table with a text it has not seen encodes that text alone, so that a generated
+    episode's embedding does not depend on which other instructions share its batch (padding
+    changes the last digits, and greedy decoding can amplify them).
+    """
 
     def __init__(self, encoder_name: str | None, texts: list[str] = ()):
         self.encoder = get_encoder(encoder_name) if encoder_name else None

@@ -189,8 +189,8 @@ def import_dir(src_dir: Path | str, *, namespace: str = DEFAULT_NAMESPACE, force
     for item in checked:
         source = item.source
         if item.conversion is not None and not check_only:
-            results.append(_write(item, namespace, force, cards_dir or default_cards_dir() / namespace,
-                                  src_dir, progress))
+            target = cards_dir or default_cards_dir(source.target.dataset_id(namespace))
+            results.append(_write(item, namespace, force, target, src_dir, progress))
         elif item.conversion is not None:
             results.append(ImportResult(source.name, source.format, source.target.dataset_id(namespace),
                                         source.rows, "checked", len(item.conversion.episodes)))
