@@ -6,14 +6,25 @@ from dataclasses import replace
 
 import gymnasium as gym
 
-ENV_IDS = {"clevr": "imaginebench/Clevr-v0"}
-_ENTRY_POINTS = {"clevr": "imaginebench_data.domains.clevr.env:ClevrEnv"}
+from .domains import DOMAINS
+
+# domain -> (env id, class in imaginebench_data.domains.<domain>.env); registered for the
+# domains whose folder exists.
+ENVS = {
+    "clevr": ("imaginebench/Clevr-v0", "ClevrEnv"),
+    "babyai": ("imaginebench/BabyAI-v0", "BabyAIEnv"),
+    "metaworld": ("imaginebench/MetaWorld-v0", "MetaWorldEnv"),
+    "libero": ("imaginebench/Libero-v0", "LiberoEnv"),
+    "halfcheetah": ("imaginebench/HalfCheetah-v0", "HalfCheetahEnv"),
+}
+ENV_IDS = {domain: ENVS[domain][0] for domain in DOMAINS}
 
 
 def register_envs() -> None:
     for domain, env_id in ENV_IDS.items():
         if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=_ENTRY_POINTS[domain], kwargs={"level": "train"})
+            entry_point = f"imaginebench_data.domains.{domain}.env:{ENVS[domain][1]}"
+            gym.register(id=env_id, entry_point=entry_point, kwargs={"level": "train"})
 
 
 def eval_env_spec(domain: str, level: str) -> gym.envs.registration.EnvSpec:
