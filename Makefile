@@ -14,8 +14,10 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# make demo DOMAINS="babyai metaworld" also builds every dataset of those domains.
+DOMAINS ?=
 demo: $(STAMP)
-	$(VENV)/bin/imaginebench build --default --scale demo --skip-existing
+	$(VENV)/bin/imaginebench build --default --scale demo --skip-existing $(foreach d,$(DOMAINS),--domain $(d))
 
 test: $(STAMP)
 	$(PY) -m pytest -q

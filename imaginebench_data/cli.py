@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import typer
@@ -36,7 +37,9 @@ def list_datasets() -> None:
 @app.command()
 def build(
     ids: list[str] = typer.Argument(None, help="Dataset ids to build (see `imaginebench list`)."),
-    default: bool = typer.Option(False, "--default", help="Build every default dataset."),
+    default: bool = typer.Option(False, "--default", help="Build every default dataset (CLEVR's)."),
+    domains: list[str] = typer.Option(None, "--domain", help="Build every dataset of this domain "
+                                      "(repeatable), e.g. --domain babyai --domain metaworld."),
     scale: str = typer.Option("demo", help="demo (minutes) or paper (the original's sizes)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing version."),
     skip_existing: bool = typer.Option(False, "--skip-existing", help="Leave built datasets as they are."),
@@ -62,9 +65,14 @@ def build(
     hf_logging.disable_progress_bar()  # per-file "Loading weights" bars; ours show the work
     recipes = load_recipes()
     targets = list(ids or []) + ([i for i, r in sorted(recipes.items()) if r.default] if default else [])
+    unknown = sorted(set(domains or []) - {r.domain for r in recipes.values()})
+    if unknown:
+        raise typer.BadParameter(f"no recipes for domain(s) {unknown}; domains with recipes: "
+                                 f"{sorted({r.domain for r in recipes.values()})}")
+    targets += [i for i, r in sorted(recipes.items()) if r.domain in (domains or []) and i not in targets]
     targets = build_order(targets, recipes)
     if not targets:
-        raise typer.BadParameter("name dataset ids or pass --default")
+        raise typer.BadParameter("name dataset ids, or pass --default or --domain NAME")
     existing = set(local_ids())
     table = Table(title=f"built ({scale} scale)")
     for column in ("id", "episodes", "steps", "goal consistency", "illegal states",
@@ -150,6 +158,28 @@ def ground(
                   _pct(goal["imagined_goal_consistency"]),
                   f"{_pct(goal['random_actions_goal_consistency'])} (random actions)")
     console.print(table)
+
+
+@app.command("evaluate")
+def evaluate_regimes(
+    domain: str = typer.Option("clevr", help="Domain whose datasets are compared."),
+    seeds: int = typer.Option(3, help="Seeds per (level, regime)."),
+    steps: int = typer.Option(5000, help="BC gradient steps per run."),
+    out: Path = typer.Option(Path("results"), help="Folder for the result files."),
+) -> None:
+    """Train BC on each data regime (real / real+imaginary 1:1 / oracle) of each level, evaluate
+    in the level's eval env, and write the table (mean ± std over seeds) and a plot."""
+    from .baselines.bc import BCSettings
+    from .baselines.compare import compare, markdown_table, summary, write_results
+
+    started = time.perf_counter()
+    results = compare(domain, seeds=seeds, settings=BCSettings(steps=steps))
+    minutes = (time.perf_counter() - started) / 60
+    paths = write_results(results, out, note=f"BC: {steps} steps of 256, 2x256 MLP on [state, MiniLM "
+                          f"instruction embedding]; the whole comparison took {minutes:.1f} minutes.")
+    console.print(markdown_table(summary(results)))
+    for path in paths:
+        console.print(f"wrote {path}")
 
 
 @app.command("import")

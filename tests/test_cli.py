@@ -54,3 +54,8 @@ def test_cards_of_another_namespace_get_their_own_folder():
     root = default_cards_dir()
     assert default_cards_dir("imaginebench/clevr-train-real-v0") == root
     assert default_cards_dir("imaginebench-original/clevr-train-real-v0") == root / "imaginebench-original"
+
+
+def test_build_by_domain_names_unknown_domains(minari_root):
+    result = CliRunner().invoke(app, ["build", "--domain", "atari"])
+    assert result.exit_code != 0 and "atari" in result.output and "clevr" in result.output

@@ -1,0 +1,121 @@
+"""The paper's comparison: BC trained on each data regime, evaluated on each level.
+
+Regimes for a level L (every batch mixes its sources in these ratios):
+
+- ``real``: the real training set only (``<domain>-train-real``);
+- ``real+imaginary``: training set and L's imaginary rollouts, 1:1 in every batch (the
+  papers' mix; the original code pools instead);
+- ``oracle``: training set and L's real expert rollouts, 1:1 (what perfect imagination would give).
+
+The train level has only ``real``. Each (level, regime) is trained with several seeds and
+evaluated in the level's eval env, tasks cycled evenly.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from ..domains import get_domain
+from ..loader.evaluate import evaluate
+from ..loader.sampler import Sampler
+from ..loader.transitions import load
+from .bc import BCSettings, train_bc
+
+REGIMES = ("real", "real+imaginary", "oracle")
+LEVELS = ("train", "rephrase", "easy", "hard")
+MIN_EPISODES = 40
+
+
+def regime_sources(domain: str, level: str, regime: str) -> dict[str, float]:
+    train = f"imaginebench/{domain}-train-real-v0"
+    if regime == "real":
+        return {train: 1.0}
+    if level == "train":
+        raise ValueError(f"the train level has only the 'real' regime, not {regime!r}")
+    other = "imaginary" if regime == "real+imaginary" else "real"
+    return {train: 0.5, f"imaginebench/{domain}-{level}-{other}-v0": 0.5}
+
+
+def eval_episodes(domain: str, level: str) -> int:
+    """At least ``MIN_EPISODES``, a whole number of rounds over the level's tasks."""
+    n_tasks = len(get_domain(domain).tasks(level))
+    return n_tasks * max(1, -(-MIN_EPISODES // n_tasks))
+
+
+def compare(domain: str = "clevr", levels=LEVELS, regimes=REGIMES, seeds: int = 3,
+            settings: BCSettings | None = None, encoder: str = "minilm",
+            progress: bool = True) -> pd.DataFrame:
+    """One row per (level, regime, seed): success rate, evaluation episodes, seconds."""
+    settings = settings or BCSettings()
+    runs = [(level, regime, seed) for level in levels for regime in regimes for seed in range(seeds)
+            if not (level == "train" and regime != "real")]
+    rows, samplers = [], {}
+    for level, regime, seed in tqdm(runs, desc=f"BC regimes on {domain}", disable=not progress):
+        started = time.perf_counter()
+        sources = regime_sources(domain, level, regime)
+        key = tuple(sources.items())
+        if key not in samplers:
+            samplers[key] = Sampler({load(i): r for i, r in sources.items()}, encoder=encoder)
+        policy, losses = train_bc(samplers[key], replace(settings, seed=seed))
+        result = evaluate(policy, domain, level, episodes=eval_episodes(domain, level), seed=1000 + seed,
+                          progress=False)
+        rows.append({"domain": domain, "level": level, "regime": regime, "seed": seed,
+                     "success_rate": result.attrs["success_rate"], "episodes": result.attrs["episodes"],
+                     "final_loss": losses[-1], "seconds": round(time.perf_counter() - started, 1)})
+    return pd.DataFrame(rows)
+
+
+def summary(results: pd.DataFrame) -> pd.DataFrame:
+    """Mean and standard deviation of the success rate over seeds, by level and regime."""
+    grouped = results.groupby(["level", "regime"], sort=False)["success_rate"]
+    return grouped.agg(mean="mean", std="std", seeds="size").reset_index()
+
+
+def markdown_table(table: pd.DataFrame) -> str:
+    regimes = [r for r in REGIMES if r in set(table["regime"])]
+    lines = ["| level | " + " | ".join(regimes) + " |", "|---|" + "---|" * len(regimes)]
+    for level in [lv for lv in LEVELS if lv in set(table["level"])]:
+        cells = []
+        for regime in regimes:
+            row = table[(table["level"] == level) & (table["regime"] == regime)]
+            mean, std = (100 * row[k].iloc[0] for k in ("mean", "std")) if not row.empty else (0, 0)
+            cells.append("" if row.empty else f"{mean:.1f}% ± {std:.1f}")
+        lines.append(f"| {level} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def write_results(results: pd.DataFrame, out_dir: Path, note: str = "") -> list[Path]:
+    """``<domain>-bc.csv`` (every run), ``.md`` (mean ± std table) and ``.png`` (bar plot)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    domain = results["domain"].iloc[0]
+    table = summary(results)
+    paths = [out_dir / f"{domain}-bc.csv", out_dir / f"{domain}-bc.md", out_dir / f"{domain}-bc.png"]
+    results.to_csv(paths[0], index=False)
+    seeds = int(results["seed"].nunique())
+    paths[1].write_text(f"# BC success rate on {domain} by level and data regime\n\n"
+                        f"Mean ± standard deviation over {seeds} seeds. {note}\n\n{markdown_table(table)}\n")
+    fig, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
+    levels = [lv for lv in LEVELS if lv in set(table["level"])]
+    width = 0.8 / len(REGIMES)
+    for k, regime in enumerate(REGIMES):
+        part = table[table["regime"] == regime].set_index("level").reindex(levels)
+        xs = [i + (k - 1) * width for i in range(len(levels))]
+        ax.bar(xs, part["mean"], width, yerr=part["std"].fillna(0), label=regime, capsize=3)
+    ax.set_xticks(range(len(levels)), levels)
+    ax.set_ylabel("success rate")
+    ax.set_ylim(0, 1)
+    ax.legend()
+    ax.set_title(f"BC on {domain}: success by level and data regime ({seeds} seeds)")
+    fig.savefig(paths[2], dpi=80)
+    plt.close(fig)
+    return paths

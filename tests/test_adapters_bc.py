@@ -1,0 +1,95 @@
+"""The D4RL-style adapter against Minari's own episodes, and a tiny BC run through a Sampler."""
+
+import minari
+import numpy as np
+import pytest
+
+import imaginebench_data as ib
+from imaginebench_data.adapters import to_d4rl
+from imaginebench_data.baselines.bc import BCSettings, train_bc
+from imaginebench_data.baselines.compare import eval_episodes, markdown_table, regime_sources, summary
+from imaginebench_data.build.pipeline import build
+
+TRAIN = "imaginebench/clevr-train-real-v0"
+
+
+class Lengths:
+    """A fake encoder whose embedding of a text is (its length, 1): easy to check by hand."""
+
+    name, dim = "lengths", 2
+
+    def encode(self, texts):
+        return np.array([[len(t), 1.0] for t in texts], np.float32)
+
+
+@pytest.fixture
+def train_set(minari_root, tmp_path):
+    build(TRAIN, episodes=12, workers=1, cards_dir=tmp_path / "cards", progress=False)
+    return TRAIN
+
+
+def test_d4rl_rows_are_minari_steps_with_the_instruction_appended(train_set):
+    data = to_d4rl(train_set, encoder=Lengths())
+    row = 0
+    for episode in minari.load_dataset(train_set).iterate_episodes():
+        states, text = episode.observations["state"], episode.observations["instruction"][0]
+        steps = len(episode.actions)
+        block = slice(row, row + steps)
+        np.testing.assert_array_equal(data["observations"][block, :10], states[:-1])
+        np.testing.assert_array_equal(data["next_observations"][block, :10], states[1:])
+        assert (data["observations"][block, 10] == len(text)).all()
+        np.testing.assert_array_equal(data["actions"][block], episode.actions)
+        np.testing.assert_array_equal(data["rewards"][block], episode.rewards)
+        assert data["terminals"][block].tolist() == episode.terminations.tolist()
+        assert data["timeouts"][block].tolist() == episode.truncations.tolist()
+        row += steps
+    assert row == len(data["rewards"])
+    assert to_d4rl(train_set, encoder=None)["observations"].shape == (row, 10)
+
+
+def test_bc_learns_the_training_set(train_set):
+    sampler = ib.Sampler({train_set: 1.0}, encoder=None)
+    policy, losses = train_bc(sampler, BCSettings(steps=600, batch_size=64))
+    assert losses[-1] < 0.5 * losses[0]
+    transitions = sampler.sources[0]
+    chosen = [policy({"state": s, "instruction": t}) for s, t in
+              zip(transitions.observations[:20], transitions.instruction_texts[:20])]
+    assert all(isinstance(a, int) and 0 <= a < 40 for a in chosen)
+    assert np.mean(np.array(chosen) == transitions.actions[:20]) > 0.5  # it fits the data it saw
+
+
+def test_regimes_and_table():
+    assert regime_sources("clevr", "hard", "real") == {TRAIN: 1.0}
+    assert regime_sources("clevr", "hard", "real+imaginary") == {
+        TRAIN: 0.5, "imaginebench/clevr-hard-imaginary-v0": 0.5}
+    assert regime_sources("clevr", "easy", "oracle") == {TRAIN: 0.5, "imaginebench/clevr-easy-real-v0": 0.5}
+    with pytest.raises(ValueError, match="train level"):
+        regime_sources("clevr", "train", "oracle")
+    assert eval_episodes("clevr", "hard") == 48 and eval_episodes("clevr", "train") == 80
+    import pandas as pd
+
+    results = pd.DataFrame({"level": ["hard"] * 4, "regime": ["real", "real", "oracle", "oracle"],
+                            "success_rate": [0.25, 0.75, 0.5, 0.5]})
+    table = markdown_table(summary(results))
+    assert table.splitlines()[0] == "| level | real | oracle |"
+    assert table.splitlines()[2] == "| hard | 50.0% ± 35.4 | 50.0% ± 0.0 |"
+
+
+def test_torchrl_buffer_holds_the_real_data_where_torchrl_own_loader_fails(train_set, tmp_path):
+    pytest.importorskip("torchrl")
+    from torchrl.data.datasets import MinariExperienceReplay
+
+    from imaginebench_data.adapters.torchrl import to_tensordict, to_torchrl
+
+    data = to_d4rl(train_set, encoder=Lengths())
+    td = to_tensordict(train_set, encoder=Lengths())
+    np.testing.assert_array_equal(td["observation"].numpy(), data["observations"])
+    np.testing.assert_array_equal(td["next", "observation"].numpy(), data["next_observations"])
+    np.testing.assert_array_equal(td["next", "reward"].numpy()[:, 0], data["rewards"])
+    assert td["next", "done"].sum() == 12  # one end per episode
+    batch = to_torchrl(train_set, batch_size=32, encoder=Lengths()).sample()
+    assert batch["observation"].shape == (32, 12) and batch["observation"].abs().sum() > 0
+    # TorchRL's own loader cannot even read this local dataset (Dict observation with Text):
+    with pytest.raises(RuntimeError, match="batch size"):
+        MinariExperienceReplay(train_set, batch_size=32, root=tmp_path / "torchrl", download=False,
+                               load_from_local_minari=True)
