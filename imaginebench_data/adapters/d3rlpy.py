@@ -1,0 +1,38 @@
+"""A d3rlpy ``MDPDataset`` of one dataset, built from our aligned transitions.
+
+d3rlpy's own ``get_minari`` concatenates each episode's T+1 observations with its T actions,
+so every episode after the first is shifted by one more step (``reference/minari.md`` 9.2),
+and it accepts only Box observations. Here every observation stays on its own step: the
+dataset gets ``[s_t, e(instruction)]`` for t < T, the actions, rewards and exactly one of
+terminal/timeout at each episode's last step, as ``MDPDataset`` expects.
+
+d3rlpy pins gymnasium 1.0.0, so it lives in its own environment (``make test`` builds
+``.venv-d3rlpy``; see the README).
+"""
+
+from __future__ import annotations
+
+from ..loader.encoders import DEFAULT_ENCODER
+from ..loader.transitions import Transitions, load
+from .d4rl import to_d4rl
+
+
+def to_d3rlpy(source: str | Transitions, encoder=DEFAULT_ENCODER):
+    """The ``d3rlpy.dataset.MDPDataset`` of every episode of ``source``."""
+    import d3rlpy
+
+    transitions = load(source) if isinstance(source, str) else source
+    data = to_d4rl(transitions, encoder=encoder)
+    discrete = data["actions"].ndim == 1
+    if discrete:
+        from ..domains import get_domain
+
+        action_size = int(get_domain(transitions.card["domain"]).action_space.n)
+        actions = data["actions"][:, None]
+    else:
+        action_size, actions = int(data["actions"].shape[1]), data["actions"]
+    space = d3rlpy.constants.ActionSpace.DISCRETE if discrete else d3rlpy.constants.ActionSpace.CONTINUOUS
+    return d3rlpy.dataset.MDPDataset(
+        observations=data["observations"], actions=actions, rewards=data["rewards"][:, None],
+        terminals=data["terminals"].astype("float32"), timeouts=data["timeouts"].astype("float32"),
+        action_space=space, action_size=action_size)
