@@ -116,14 +116,19 @@ def write_release(paths, originals):
         pq.write_table(pa.table({column: [row[column] for row in chunk] for column in chunk[0]}), path)
 
 
-def babyai_file():
+def babyai_file(width=17):
     rng = np.random.default_rng(3)
-    observations = rng.uniform(0, 8, (3, 5, 17)).astype(np.float32)
+    observations = rng.uniform(0, 8, (3, 5, width)).astype(np.float32)
     masks = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 1, 0, 0, 0]], np.float32)[:, :, None]
     return {"observations": observations, "next_observations": observations + 1,
             "actions": rng.integers(0, 7, (3, 5)), "rewards": rng.uniform(0, 1, (3, 5, 1)).astype(np.float32),
             "terminals": masks[:, :, 0], "masks": masks, "task_str": ["goto", "open", "pickup"],
             "instructions": [["go to the ball", "reach the ball"], ["open the door"], ["pick up the key"]]}
+
+
+def mujoco_file():
+    """A pickled file of a domain not built yet (HalfCheetah: 18-number states)."""
+    return babyai_file(width=18)
 
 
 @pytest.fixture(scope="module")
@@ -206,10 +211,10 @@ def test_parquet_release_gives_the_same_datasets_as_the_original_files(minari_ro
     originals.mkdir()
     release.mkdir()
     arrays, side = write_ball_h5(originals, "ball_real.hdf5", train_episodes)
-    np.save(originals / "babyai_easy.npy", babyai_file())
+    np.save(originals / "mujoco_easy.npy", mujoco_file())
     write_release([release / "train-00000.parquet", release / "train-00001.parquet"],
                   {"ball_real.hdf5": {**arrays, "goals": side["goals"], "instructions": side["instructions"]},
-                   "babyai_easy.npy": babyai_file()})
+                   "mujoco_easy.npy": mujoco_file()})
     from_files = import_dir(originals, cards_dir=tmp_path / "cards-a", progress=False)
     from_release = import_dir(release, namespace="release-copy", cards_dir=tmp_path / "cards-b",
                               progress=False)
@@ -222,7 +227,7 @@ def test_parquet_release_gives_the_same_datasets_as_the_original_files(minari_ro
     metadata = [open_dataset(i)[0].storage.get_episode_metadata(range(4))
                 for i in (TRAIN_ID, "release-copy/clevr-train-real-v0")]
     assert [m["options"]["task_id"] for m in metadata[0]] == [m["options"]["task_id"] for m in metadata[1]]
-    npy, parquet = (next(s for s in read_sources(folder, progress=False) if s.name == "babyai_easy.npy")
+    npy, parquet = (next(s for s in read_sources(folder, progress=False) if s.name == "mujoco_easy.npy")
                     for folder in (originals, release))
     for key in ("observations", "next_observations", "actions", "rewards", "masks", "terminals"):
         assert np.array_equal(npy.arrays[key], parquet.arrays[key]), key
@@ -260,14 +265,15 @@ def test_pickled_file_with_next_observations_keeps_every_step(minari_root, tmp_p
 def test_domain_not_available_yet_is_checked_and_reported_not_written(minari_root, tmp_path):
     src = tmp_path / "src"
     src.mkdir()
-    np.save(src / "babyai_imaginary_easy.npy", babyai_file())
+    np.save(src / "mujoco_imaginary_easy.npy", mujoco_file())
     [result] = import_dir(src, cards_dir=tmp_path / "cards", progress=False)
-    assert result.dataset_id == "imaginebench-original/babyai-easy-imaginary-v0" and result.rows_read == 3
-    assert result.status == "not written: domain 'babyai' not available yet" and result.card is None
+    assert result.dataset_id == "imaginebench-original/halfcheetah-easy-imaginary-v0"
+    assert result.rows_read == 3
+    assert result.status == "not written: domain 'halfcheetah' not available yet" and result.card is None
     assert nothing_written(minari_root, tmp_path / "cards")
-    broken = {**babyai_file(), "observations": np.zeros((3, 5, 16), np.float32)}
-    np.save(src / "babyai_imaginary_easy.npy", broken)
-    with pytest.raises(SourceFileError, match=r"babyai_imaginary_easy.npy: key 'observations' .* width 16"):
+    broken = {**mujoco_file(), "observations": np.zeros((3, 5, 17), np.float32)}
+    np.save(src / "mujoco_imaginary_easy.npy", broken)
+    with pytest.raises(SourceFileError, match=r"mujoco_imaginary_easy.npy: key 'observations' .* width 17"):
         import_dir(src, progress=False)
 
 

@@ -1,0 +1,65 @@
+"""A tiny build of babyai-train-real from its real recipe, loaded back the way a user would."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+from imaginebench_data.build.pipeline import build
+from imaginebench_data.build.recipe import load_recipes
+
+TRAIN = "imaginebench/babyai-train-real-v0"
+
+
+def test_recipes_are_off_by_default_and_imaginary_ones_share_their_oracles_seed():
+    recipes = {i: r for i, r in load_recipes().items() if r.domain == "babyai"}
+    levels = ("train", "rephrase", "easy", "hard")
+    expected = {f"imaginebench/babyai-{level}-real-v0" for level in levels}
+    expected |= {f"imaginebench/babyai-{level}-imaginary-v0" for level in levels[1:]}
+    assert set(recipes) == expected
+    assert not any(r.default for r in recipes.values())
+    clevr_seeds = {r.seed for r in load_recipes().values() if r.domain == "clevr"}
+    for level in levels[1:]:
+        imagined = recipes[f"imaginebench/babyai-{level}-imaginary-v0"]
+        assert imagined.train_from == TRAIN and imagined.generator == "imagine"
+        assert imagined.seed == recipes[f"imaginebench/babyai-{level}-real-v0"].seed
+        assert imagined.seed not in clevr_seeds
+
+
+def test_tiny_build_loads_in_a_fresh_process_with_its_eval_env(minari_root, tmp_path):
+    result = build(TRAIN, episodes=6, workers=1, cards_dir=tmp_path / "cards", progress=False)
+    card = result.card
+    assert card["domain"] == "babyai" and card["episodes"] == 6
+    assert card["goal_consistency"] == 1.0
+    assert card["transition_error_rate"] == 0.0 and card["illegal_state_rate"] == 0.0
+    assert set(card["illegal_by_kind"]) >= {"overlap", "agent_in_wall", "non_finite"}
+    assert (tmp_path / "cards" / "babyai-train-real-v0.json").stat().st_size > 0
+    code = """
+        import json, sys, minari
+        assert not any(m.startswith("imaginebench") for m in sys.modules)
+        ds = minari.load_dataset("imaginebench/babyai-train-real-v0")
+        env = ds.recover_environment(eval_env=True)
+        obs, info = env.reset(seed=0)
+        ep = ds[0]
+        first = {"state": ep.observations["state"][0], "instruction": ep.observations["instruction"][0]}
+        obs, reward, terminated, truncated, info = env.step(int(ep.actions[0]))
+        print(json.dumps({
+            "episodes": ds.total_episodes, "steps": ds.total_steps,
+            "rows": len(ep.observations["state"]), "actions": len(ep.actions),
+            "contains": bool(ds.observation_space.contains(first))
+                        and bool(env.observation_space.contains(obs)),
+            "env": env.spec.id, "level": env.spec.kwargs["level"], "success_info": "success" in info,
+            "task_ids": sorted({str(m["options"]["task_id"])
+                                for m in ds.storage.get_episode_metadata(range(ds.total_episodes))}),
+        }))
+    """
+    env = {**os.environ, "MINARI_DATASETS_PATH": str(minari_root)}
+    run = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                         env=env, cwd="/")
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(run.stdout)
+    assert seen["episodes"] == 6 and seen["steps"] == card["steps"] and seen["rows"] == seen["actions"] + 1
+    assert seen["contains"] and seen["success_info"]
+    assert seen["env"] == "imaginebench/BabyAI-v0" and seen["level"] == "train"
+    assert len(seen["task_ids"]) == 6  # episodes cycle through distinct tasks
