@@ -45,12 +45,14 @@ def episode_start(domain: Domain, level: str, index: int, recipe_seed: int, sim:
     return Start(task, phrasing_id, seed, rng, domain.reset_state(task, rng, sim))
 
 
-def rollout_episode(domain: Domain, start: Start, states, actions, *, source: str) -> Episode:
+def rollout_episode(domain: Domain, start: Start, states, actions, *, source: str,
+                    sim_states=None) -> Episode:
     """The episode of a rollout from ``start``: rewards from the task's reward on the states,
     terminated if the task's predicate holds on the last transition, else truncated.
 
     A transition into a non-finite state (imaginary data only) gets reward 0; the checkers
-    flag the state illegal.
+    flag the state illegal. ``sim_states`` ((T+1, F), real rollouts of domains with
+    ``sim_state_dim > 0``) are kept for exact re-simulation by the checkers.
     """
     task = start.task
     states = np.asarray(states, dtype=domain.state_space.dtype)
@@ -65,7 +67,8 @@ def rollout_episode(domain: Domain, start: Start, states, actions, *, source: st
     (terminations if success else truncations)[-1] = True
     return Episode(states=states, actions=actions, rewards=rewards, terminations=terminations,
                    truncations=truncations, instruction=start.instruction, task_id=task.id,
-                   level=task.level, phrasing_id=start.phrasing_id, seed=start.seed, source=source)
+                   level=task.level, phrasing_id=start.phrasing_id, seed=start.seed, source=source,
+                   sim_states=None if sim_states is None else np.asarray(sim_states, np.float64))
 
 
 def expert_episode(domain: Domain, level: str, index: int, recipe_seed: int, sim: Simulator) -> Episode:
@@ -74,12 +77,15 @@ def expert_episode(domain: Domain, level: str, index: int, recipe_seed: int, sim
     task, state = start.task, start.state
     expert = domain.expert(task, start.rng, sim)
     states, actions = [state], []
+    sim_states = [domain.sim_state(sim)]
     success = False
     while not success and len(actions) < task.horizon:
         action = expert.act(state)
-        next_state = sim.step_from(state, action)
+        next_state = domain.step(sim, state, action)
         success = task.succeeded(state, action, next_state)
         actions.append(action)
         states.append(next_state)
+        sim_states.append(domain.sim_state(sim))
         state = next_state
-    return rollout_episode(domain, start, states, actions, source="real")
+    return rollout_episode(domain, start, states, actions, source="real",
+                           sim_states=sim_states if domain.sim_state_dim else None)

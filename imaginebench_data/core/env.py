@@ -71,7 +71,7 @@ class ImagineEnv(gym.Env):
         if not self.action_space.contains(action):
             raise ValueError(f"action {action!r} is not in {self.action_space}")
         prev = self.state
-        self.state = self.sim.step_from(prev, action)
+        self.state = self.domain.step(self.sim, prev, action)
         self.t += 1
         success = self.task.succeeded(prev, action, self.state)
         reward = self.task.step_reward(prev, action, self.state)

@@ -10,7 +10,9 @@ Alignment (T steps)::
     infos[k]      i_0  i_1  i_2 ... i_T        (T+1,)    i_0 describes the reset state
 
 ``infos`` holds the checkers' per-step results (see ``imaginebench_data.quality``):
-``success``, ``legal``, ``illegal_mask``, ``transition_error``, ``transition_ok``.
+``success``, ``legal``, ``illegal_mask``, ``transition_error``, ``transition_ok``, plus
+``sim_state`` ((T+1, F) float64) when ``sim_states`` is set: the full simulator state at each
+step of a real rollout in a domain whose dataset state is only an observation (Meta-World).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class Episode:
     seed: int
     source: str
     infos: dict[str, np.ndarray] = field(default_factory=dict)
+    sim_states: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.actions)

@@ -22,6 +22,8 @@ class ArrayChecksum:
             self._hash.update(str(array.dtype).encode() + str(array.shape).encode())
             self._hash.update(array.tobytes())
         self._hash.update(episode.instruction.encode("utf-8"))
+        if episode.sim_states is not None:  # only domains that store full simulator states
+            self._hash.update(np.ascontiguousarray(episode.sim_states, np.float64).tobytes())
 
     def hexdigest(self) -> str:
         return self._hash.hexdigest()

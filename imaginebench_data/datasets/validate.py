@@ -62,6 +62,11 @@ def validate_episode(index: int, episode: Episode, observation_space: gym.spaces
         if len(episode.infos[name]) != steps + 1:
             _fail(index, episode, f"infos[{name!r}] has {len(episode.infos[name])} entries, "
                                   f"expected T+1 = {steps + 1}")
+    if "sim_state" in episode.infos:
+        sim_state = np.asarray(episode.infos["sim_state"])
+        if sim_state.ndim != 2 or len(sim_state) != steps + 1 or not np.isfinite(sim_state).all():
+            _fail(index, episode, f"infos['sim_state'] must be a finite (T+1, F) array with T+1 = "
+                                  f"{steps + 1}, got shape {sim_state.shape}")
     finite = np.isfinite(states).all(axis=tuple(range(1, states.ndim)))
     unflagged = ~finite & np.asarray(episode.infos["legal"], bool)
     if (~finite).any() and (episode.source == "real" or unflagged.any()):

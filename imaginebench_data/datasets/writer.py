@@ -24,7 +24,7 @@ from ..core.domain import Domain
 from ..core.episode import Episode
 from ..core.text import observation_space as make_observation_space
 from ..envs import eval_env_spec
-from ..quality.checkers import INFO_KEYS
+from ..quality.checkers import INFO_KEYS, OPTIONAL_INFO_KEYS
 from ..quality.stats import plain_json
 from .checksum import ArrayChecksum
 from .ids import NAMESPACE, datasets_root, parse_id
@@ -68,7 +68,8 @@ def _buffers(episodes: Iterable[Episode], domain: Domain, on_episode: Callable[[
             rewards=episode.rewards,
             terminations=episode.terminations,
             truncations=episode.truncations,
-            infos={key: np.asarray(episode.infos[key]) for key in INFO_KEYS},
+            infos={key: np.asarray(episode.infos[key]) for key in INFO_KEYS + OPTIONAL_INFO_KEYS
+                   if key in episode.infos},
         )
 
 

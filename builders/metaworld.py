@@ -1,0 +1,61 @@
+"""Recipes of the Meta-World datasets (none is built by `make demo`: pass the id explicitly).
+
+- ``metaworld-train-real``: expert rollouts of the 10 training tasks, training phrasings.
+- ``metaworld-{rephrase,easy,hard}-real``: the oracle, expert rollouts of each level's tasks
+  (rephrase: the 10 training goals with unseen phrasings; easy: 4 wall variants and 4
+  opposite skills; hard: make-coffee, hammer, soccer).
+- ``metaworld-{rephrase,easy,hard}-imaginary``: rollouts imagined by a language model grounded
+  on ``metaworld-train-real``, sharing their oracle's seed (same task, phrasing and real
+  start state per episode).
+
+Demo scale: 20 episodes per task (a few minutes on one core). Paper scale: 1,000 per task
+for train-real (the original's 10,000 rollouts) and 200 per task for the other levels.
+
+Run one with ``imaginebench build imaginebench/metaworld-train-real-v0 --scale demo``.
+"""
+
+from imaginebench_data.build.recipe import Recipe
+
+TRAIN = "imaginebench/metaworld-train-real-v0"
+# level: (tasks, seed)
+LEVELS = {"train": (10, 5000), "rephrase": (10, 6000), "easy": (8, 7000), "hard": (3, 8000)}
+DEMO_PER_TASK = 20
+PAPER_PER_TASK = {"train": 1000, "rephrase": 200, "easy": 200, "hard": 200}
+DESCRIPTIONS = {
+    "train": "the 10 training tasks (training phrasings)",
+    "rephrase": "the 10 training tasks with rephrase-only phrasings",
+    "easy": "the 8 easy tasks (wall variants and opposite skills)",
+    "hard": "the hard tasks (make-coffee, hammer, soccer)",
+}
+
+
+def _episodes(level: str) -> dict[str, int]:
+    tasks = LEVELS[level][0]
+    return {"demo": DEMO_PER_TASK * tasks, "paper": PAPER_PER_TASK[level] * tasks}
+
+
+RECIPES = [
+    Recipe(
+        f"imaginebench/metaworld-{level}-real-v0",
+        episodes=_episodes(level),
+        seed=seed,
+        default=False,
+        description=("Meta-World expert rollouts of " if level == "train" else
+                     "Oracle: Meta-World expert rollouts of ") + DESCRIPTIONS[level] + ".",
+    )
+    for level, (_, seed) in LEVELS.items()
+]
+
+RECIPES += [
+    Recipe(
+        f"imaginebench/metaworld-{level}-imaginary-v0",
+        episodes=_episodes(level),
+        seed=LEVELS[level][1],  # the oracle's seed: same tasks, phrasings and start states
+        generator="imagine",
+        train_from=TRAIN,
+        default=False,
+        description=f"Meta-World rollouts of {DESCRIPTIONS[level]} imagined by a language model "
+        "grounded on metaworld-train-real (KALM).",
+    )
+    for level in ("rephrase", "easy", "hard")
+]

@@ -1,0 +1,76 @@
+"""Meta-World state checkers: illegal states by kind, and the distance used for transition error.
+
+An entity is *present* when its 7 numbers are not all zero.
+
+- ``hand_out_of_workspace``: the gripper outside the box the Sawyer's tool centre reaches
+  in every scene, ``WORKSPACE_LOW``..``WORKSPACE_HIGH`` (metaworld's widest hand space plus
+  the fingers' reach below the hand), or an opening outside [0, 1].
+- ``below_table``: a present entity lower than ``BELOW_TABLE`` (the table top is z = 0).
+- ``floating``: a loose object (puck or mug, hammer, ball) more than ``FLOAT_HEIGHT`` above
+  the table while the gripper is farther than ``HOLD_DISTANCE`` from it: nothing holds it.
+- ``bad_quaternion``: a present entity whose quaternion norm is off 1 by more than 0.1.
+- ``non_finite``: any NaN or infinity.
+
+Transition distance: the largest of the entity position displacements (metres), 0.1 x the
+opening change (opening 1 = 0.1 m between the fingers) and 0.05 x the quaternion change
+(a rotation moves a point 5 cm from the centre about that far), between the stored next state
+and the re-simulated one. Tolerance 1 cm.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .layout import ENTITIES, SLOT_START, STATE_DIM, position, quaternion
+
+ILLEGAL_KINDS = ("hand_out_of_workspace", "below_table", "floating", "bad_quaternion", "non_finite")
+WORKSPACE_LOW = np.array([-0.6, 0.3, -0.2])
+WORKSPACE_HIGH = np.array([0.6, 1.1, 0.8])
+BELOW_TABLE = -0.05
+LOOSE = ("target_object", "hammer", "soccer")
+FLOAT_HEIGHT = 0.1
+HOLD_DISTANCE = 0.1
+QUATERNION_TOLERANCE = 0.1
+TRANSITION_TOLERANCE = 0.01
+POSITION_SLOTS = ("gripper", "target_location") + ENTITIES
+
+
+def _present(states: np.ndarray, entity: str) -> np.ndarray:
+    start = SLOT_START[entity]
+    return np.any(states[:, start:start + 7] != 0, axis=-1)
+
+
+def illegal(states: np.ndarray) -> np.ndarray:
+    """(N, 5) bool, columns in ``ILLEGAL_KINDS`` order."""
+    raw = np.asarray(states, np.float64).reshape(-1, STATE_DIM)
+    non_finite = ~np.isfinite(raw).all(axis=-1)
+    states = np.nan_to_num(raw, nan=0.0, posinf=1e6, neginf=-1e6)
+    gripper = position(states, "gripper")
+    outside = ((gripper < WORKSPACE_LOW) | (gripper > WORKSPACE_HIGH)).any(axis=-1)
+    outside |= (states[:, 3] < -0.01) | (states[:, 3] > 1.01)
+    below = np.zeros(len(states), bool)
+    bad_quat = np.zeros(len(states), bool)
+    for entity in ENTITIES:
+        present = _present(states, entity)
+        below |= present & (position(states, entity)[:, 2] < BELOW_TABLE)
+        norm = np.linalg.norm(quaternion(states, entity), axis=-1)
+        bad_quat |= present & (np.abs(norm - 1.0) > QUATERNION_TOLERANCE)
+    floating = np.zeros(len(states), bool)
+    for entity in LOOSE:
+        xyz = position(states, entity)
+        free = np.linalg.norm(xyz - gripper, axis=-1) > HOLD_DISTANCE
+        floating |= _present(states, entity) & (xyz[:, 2] > FLOAT_HEIGHT) & free
+    valid = ~non_finite
+    return np.stack([outside & valid, below & valid, floating & valid, bad_quat & valid, non_finite], axis=-1)
+
+
+def transition_distance(predicted: np.ndarray, stored: np.ndarray) -> np.ndarray:
+    """(N,) distance in metres (see the module docstring); inf where either is non-finite."""
+    predicted = np.asarray(predicted, np.float64).reshape(-1, STATE_DIM)
+    stored = np.asarray(stored, np.float64).reshape(-1, STATE_DIM)
+    delta = predicted - stored
+    moves = [np.linalg.norm(position(delta, name), axis=-1) for name in POSITION_SLOTS]
+    moves.append(0.1 * np.abs(delta[:, 3]))
+    moves += [0.05 * np.linalg.norm(quaternion(delta, name), axis=-1) for name in ENTITIES]
+    distance = np.max(np.stack(moves, axis=-1), axis=-1)
+    return np.where(np.isfinite(distance), distance, np.inf)

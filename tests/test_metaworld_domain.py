@@ -1,0 +1,162 @@
+"""Meta-World: predicates on hand-built states, checkers on corrupted rollouts, expert, env."""
+
+import dataclasses
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from imaginebench_data import get_domain
+from imaginebench_data.build.rollout import expert_episode
+from imaginebench_data.domains.metaworld.layout import SLOT_START, STATE_DIM
+from imaginebench_data.envs import make_env
+from imaginebench_data.quality.checkers import annotate
+
+MW = get_domain("metaworld")
+KIND_BIT = {kind: 1 << i for i, kind in enumerate(MW.illegal_kinds)}
+NOOP = np.zeros((1, 4), np.float32)
+
+
+def state(**slots) -> np.ndarray:
+    """A (91,) state: gripper at (0, 0.6, 0.2) open, plus the given entity positions."""
+    s = np.zeros(STATE_DIM, np.float32)
+    s[0:4] = (0.0, 0.6, 0.2, 1.0)
+    for name, xyz in slots.items():
+        start = SLOT_START[name]
+        s[start:start + 3] = xyz
+        if name not in ("gripper", "target_location"):
+            s[start + 3:start + 7] = (1, 0, 0, 0)
+    return s
+
+
+def holds(level, task_id, s) -> bool:
+    return bool(MW.task(level, task_id).success(s[None], NOOP, s[None])[0])
+
+
+@pytest.mark.parametrize("level, task_id, good, bad", [
+    ("train", "reach", dict(gripper=(0.1, 0.8, 0.2), target_location=(0.1, 0.84, 0.2)),
+     dict(gripper=(0.1, 0.8, 0.2), target_location=(0.1, 0.86, 0.2))),
+    ("train", "push", dict(target_object=(0, 0.8, 0.02), target_location=(0.04, 0.8, 0.02)),
+     dict(target_object=(0, 0.8, 0.02), target_location=(0.06, 0.8, 0.02))),
+    ("easy", "push-wall", dict(target_object=(0, 0.8, 0.02), target_location=(0.06, 0.8, 0.02)),
+     dict(target_object=(0, 0.8, 0.02), target_location=(0.08, 0.8, 0.02))),
+    ("train", "button-press", dict(button=(0.3, 0.76, 0.1), target_location=(0, 0.77, 0.1)),
+     dict(button=(0, 0.74, 0.1), target_location=(0, 0.77, 0.1))),
+    ("train", "door-unlock", dict(lock=(0.1, 0.6, 0.2), target_location=(0.11, 0.7, 0.3)),
+     dict(lock=(0.05, 0.6, 0.2), target_location=(0.11, 0.6, 0.2))),
+    ("easy", "door-lock", dict(lock=(0.1, 0.6, 0.12), target_location=(0.3, 0.7, 0.11)),
+     dict(lock=(0.1, 0.6, 0.2), target_location=(0.1, 0.6, 0.11))),
+    ("train", "faucet-open", dict(faucet=(0.2, 0.8, 0.1), target_location=(0.16, 0.8, 0.13)),
+     dict(faucet=(0.1, 0.8, 0.1), target_location=(0.16, 0.8, 0.13))),
+    ("hard", "hammer", dict(nail=(0.24, 0.74, 0.11), target_location=(0.24, 0.745, 0.11)),
+     dict(nail=(0.24, 0.70, 0.11), target_location=(0.24, 0.74, 0.11))),
+])
+def test_predicates_on_hand_built_states(level, task_id, good, bad):
+    assert holds(level, task_id, state(**good))
+    assert not holds(level, task_id, state(**bad))
+
+
+def test_make_coffee_needs_both_stages():
+    machine = np.array([0.0, 0.9, 0.0])
+    placed, pressed = machine + (0, -0.22, 0), machine + (0, -0.19, 0.3)
+    rest = machine + (0, -0.22, 0.3)
+    assert holds("hard", "make-coffee", state(coffee=machine, target_object=placed, coffee_button=pressed))
+    assert not holds("hard", "make-coffee", state(coffee=machine, target_object=placed, coffee_button=rest))
+    assert not holds("hard", "make-coffee", state(coffee=machine, target_object=placed - (0, 0.2, 0),
+                                                  coffee_button=pressed))
+
+
+def test_reward_is_progress_plus_success_bonus():
+    task = MW.task("train", "push")
+    far = state(target_object=(0, 0.7, 0.02), target_location=(0, 0.9, 0.02))
+    near = state(target_object=(0, 0.87, 0.02), target_location=(0, 0.9, 0.02))
+    assert task.step_reward(far, NOOP[0], near) == pytest.approx(10 * 0.15 + 10, abs=1e-4)
+
+
+@pytest.fixture(scope="module")
+def sim():
+    return MW.simulator()
+
+
+@pytest.fixture(scope="module")
+def clean(sim):
+    return annotate(MW, expert_episode(MW, "train", index=1, recipe_seed=11, sim=sim), sim)
+
+
+def corrupt(episode, sim, t, new_state, keep_sim_states=True):
+    copy = dataclasses.replace(episode, states=episode.states.copy(), infos={},
+                               sim_states=episode.sim_states if keep_sim_states else None)
+    copy.states[t] = new_state
+    return annotate(MW, copy, sim)
+
+
+def test_real_rollout_resimulates_exactly_from_stored_sim_state(clean):
+    assert clean.infos["success"][-1] and clean.terminations[-1]
+    assert clean.infos["sim_state"].shape == (len(clean) + 1, MW.sim_state_dim)
+    assert clean.infos["legal"].all() and clean.infos["transition_ok"].all()
+    assert clean.infos["transition_error"].max() < 1e-5
+
+
+def test_tampered_next_state_is_a_transition_error(clean, sim):
+    t = 5
+    bad_state = clean.states[t].copy()
+    bad_state[SLOT_START["target_object"] + 1] += 0.1  # the puck jumps 10 cm
+    bad = corrupt(clean, sim, t, bad_state)
+    assert not bad.infos["transition_ok"][t]
+    assert bad.infos["transition_error"][t] == pytest.approx(0.1, abs=0.01)
+
+
+@pytest.mark.parametrize("kind, edit", [
+    ("hand_out_of_workspace", lambda s: s.__setitem__(0, 1.5)),
+    ("below_table", lambda s: s.__setitem__(SLOT_START["target_object"] + 2, -0.3)),
+    ("floating", lambda s: s.__setitem__(slice(SLOT_START["target_object"], SLOT_START["target_object"] + 3),
+                                         s[0:3] + np.array([0.3, 0, 0.3], np.float32))),
+    ("bad_quaternion", lambda s: s.__setitem__(slice(SLOT_START["target_object"] + 3,
+                                                     SLOT_START["target_object"] + 7), 2.0)),
+    ("non_finite", lambda s: s.__setitem__(SLOT_START["target_object"], np.nan)),
+])
+def test_each_illegal_kind_fires(clean, sim, kind, edit):
+    t = 3
+    bad_state = clean.states[t].copy()
+    edit(bad_state)
+    bad = corrupt(clean, sim, t, bad_state)
+    assert bad.infos["illegal_mask"][t] & KIND_BIT[kind]
+    assert np.flatnonzero(~bad.infos["legal"]).tolist() == [t]
+
+
+def test_rebuilt_resimulation_without_sim_state_is_finite(clean, sim):
+    short = dataclasses.replace(clean, states=clean.states[:4], actions=clean.actions[:3],
+                                rewards=clean.rewards[:3], infos={}, sim_states=None)
+    checked = annotate(MW, short, sim)
+    assert "sim_state" not in checked.infos
+    assert np.isfinite(checked.infos["transition_error"]).all()
+
+
+@pytest.mark.parametrize("level, index", [("train", 0), ("easy", 5), ("hard", 0), ("hard", 1)])
+def test_expert_solves(sim, level, index):
+    episode = expert_episode(MW, level, index, recipe_seed=3, sim=sim)
+    assert episode.terminations[-1] and len(episode) <= MW.tasks(level)[index].horizon
+
+
+def test_env_contract():
+    env = make_env("metaworld", level="hard")
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs) and not info["success"]
+    ids = [info["task_id"]] + [env.reset()[1]["task_id"] for _ in range(2)]
+    assert ids == [t.id for t in MW.tasks("hard")]
+    obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+    assert env.observation_space.contains(obs) and isinstance(reward, float)
+    assert terminated == info["success"] and not truncated
+    env.close()
+
+
+def test_env_runs_the_expert_to_success():
+    env = gym.make("imaginebench/MetaWorld-v0", level="train", task="reach")
+    obs, _ = env.reset(seed=4)
+    inner = env.unwrapped
+    expert = MW.expert(inner.task, np.random.default_rng(0), inner.sim)
+    for _ in range(100):
+        obs, _, terminated, truncated, info = env.step(expert.act(obs["state"]))
+        if terminated or truncated:
+            break
+    assert terminated and info["success"]
