@@ -64,6 +64,9 @@ class Domain:
       ``SceneSimulator``: rollouts step it live, real episodes store its full state per step
       (``infos["sim_state"]``, ``(T+1, sim_state_dim)`` float64) and the checkers re-simulate
       from that; data without it is re-simulated from states rebuilt from observations.
+    - ``start_options(task)``: keyword arguments for ``sim.random_state`` when the start
+      depends on the task (BabyAI pins the target's colour, locks the door for key-then-open);
+      None when every task starts from the same distribution (CLEVR).
     """
 
     name: str
@@ -79,6 +82,7 @@ class Domain:
     transition_tolerance: float
     notes: dict[str, str]
     sim_state_dim: int = 0
+    start_options: Callable[[Task], dict[str, Any]] | None = None
 
     def task(self, level: str, task_id: str) -> Task:
         for task in self.tasks(level):
@@ -92,8 +96,9 @@ class Domain:
         if self.sim_state_dim:
             return sim.reset_scene(task, rng)
         noop = np.zeros((1,) + (self.action_space.shape or ()), dtype=self.action_space.dtype)
+        options = self.start_options(task) if self.start_options else {}
         while True:
-            state = sim.random_state(rng)
+            state = sim.random_state(rng, **options)
             if not task.success(state[None], noop, state[None])[0]:
                 return state
 

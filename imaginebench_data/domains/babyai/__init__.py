@@ -2,35 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import gymnasium as gym
 import numpy as np
 
-from ...core.domain import Domain, Simulator
-from ...core.task import Task
+from ...core.domain import Domain
 from . import checks
 from .expert import BabyAIExpert
 from .sim import ACTION_NAMES, N_ACTIONS, STATE_DIM, BabyAISimulator
 from .tasks import HORIZON, SHAPING, STAGE_PENALTY, start_options, tasks
 
-
-@dataclass(frozen=True)
-class BabyAIDomain(Domain):
-    """``Domain`` whose resets depend on the task: the target's colour is pinned, the door is
-    locked for key-then-open, and the agent starts where the original starts it for the
-    go-to-wall and go-to-centre tasks (``tasks.start_options``)."""
-
-    def reset_state(self, task: Task, rng: np.random.Generator, sim: Simulator) -> np.ndarray:
-        options = start_options(task.goal)
-        noop = np.zeros(1, dtype=np.int64)
-        while True:
-            state = sim.random_state(rng, **options)
-            if not task.success(state[None], noop, state[None])[0]:
-                return state
-
-
-DOMAIN = BabyAIDomain(
+DOMAIN = Domain(
     name="babyai",
     env_id="imaginebench/BabyAI-v0",
     state_space=gym.spaces.Box(-np.inf, np.inf, (STATE_DIM,), np.float32),
@@ -42,6 +23,7 @@ DOMAIN = BabyAIDomain(
     illegal=checks.illegal,
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
+    start_options=lambda task: start_options(task.goal),  # pinned colour, locked door, start area
     notes={
         "state": "17 numbers, cells as (row, col) on a 15-column x 8-row minigrid grid: ball colour, "
         "row, col (0-2); box (3-5); key (6-8); door colour, row, col, state 0 open / 1 closed / "
