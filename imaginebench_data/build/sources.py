@@ -63,7 +63,7 @@ def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, b
         starts = [episode_start(domain, recipe.level, index, recipe.seed, sim) for index in range(count)]
         prompts = [Prompt(start.task, start.instruction, start.state) for start in starts]
         sentences = SentenceTable(model.config.sentence_encoder)
-        rollouts = imagine(model, prompts, sentences, batch_size=batch_size)
+        rollouts = imagine(model, prompts, sentences, batch_size=batch_size, decode=domain.decode_state)
         for start, rollout in zip(starts, rollouts):
             episode = rollout_episode(domain, start, rollout.states, rollout.actions, source="imaginary")
             yield annotate(domain, episode, sim)

@@ -67,6 +67,9 @@ class Domain:
     - ``start_options(task)``: keyword arguments for ``sim.random_state`` when the start
       depends on the task (BabyAI pins the target's colour, locks the door for key-then-open);
       None when every task starts from the same distribution (CLEVR).
+    - ``decode_state(states)``: how a generator turns its regressed ``(N, D)`` states into
+      dataset states, as argmax turns logits into actions (BabyAI: round to grid integers);
+      None keeps them as regressed. It never repairs: off-grid or overlapping stays so.
     """
 
     name: str
@@ -83,6 +86,7 @@ class Domain:
     notes: dict[str, str]
     sim_state_dim: int = 0
     start_options: Callable[[Task], dict[str, Any]] | None = None
+    decode_state: Callable[[np.ndarray], np.ndarray] | None = None
 
     def task(self, level: str, task_id: str) -> Task:
         for task in self.tasks(level):

@@ -62,6 +62,8 @@ def next_state_evidence(model: GroundedLM, domain: Domain, held_out: list[RealEp
     actions = np.concatenate([e.actions for e in held_out])
     targets = np.concatenate([e.states[1:] for e in held_out])
     predicted = predict_next_states(model, domain, states, actions)
+    if domain.decode_state is not None:
+        predicted = domain.decode_state(predicted)
     model_error = domain.transition_distance(predicted, targets)
     still_error = domain.transition_distance(states, targets)
     return {
@@ -80,10 +82,11 @@ def goal_evidence(model: GroundedLM, domain: Domain, sentences: SentenceTable, e
     starts = [episode_start(domain, EVIDENCE_LEVEL, i, EVIDENCE_SEED, sim) for i in range(episodes)]
     prompts = [Prompt(s.task, s.instruction, s.state) for s in starts]
     rollouts = list(imagine(model, prompts, sentences, batch_size=batch_size, progress=progress,
+                            decode=domain.decode_state,
                             desc="evidence: imagine rephrase"))
-    replayed = [_replay(sim, s, r.actions) for s, r in zip(starts, rollouts)]
+    replayed = [_replay(domain, sim, i, r.actions) for i, r in enumerate(rollouts)]
     rng = np.random.default_rng(EVIDENCE_SEED)
-    random = [_random_rollout(domain, sim, s, rng) for s in starts]
+    random = [_replay(domain, sim, i, None, rng) for i in range(episodes)]
     return {
         "level": EVIDENCE_LEVEL,
         "episodes": episodes,
@@ -94,22 +97,16 @@ def goal_evidence(model: GroundedLM, domain: Domain, sentences: SentenceTable, e
     }
 
 
-def _replay(sim, start, actions) -> bool:
-    state = start.state
-    for action in actions:
-        next_state = sim.step_from(state, action)
-        if start.task.succeeded(state, action, next_state):
-            return True
-        state = next_state
-    return False
-
-
-def _random_rollout(domain: Domain, sim, start, rng: np.random.Generator) -> bool:
-    state = start.state
-    for _ in range(start.task.horizon):
-        action = _random_action(domain.action_space, rng)
-        next_state = sim.step_from(state, action)
-        if start.task.succeeded(state, action, next_state):
+def _replay(domain: Domain, sim, index: int, actions, rng: np.random.Generator | None = None) -> bool:
+    """Whether ``actions`` (or, when None, random actions from ``rng`` up to the time limit)
+    reach the goal in the real simulator from evidence episode ``index``'s start."""
+    start = episode_start(domain, EVIDENCE_LEVEL, index, EVIDENCE_SEED, sim)
+    state, task = start.state, start.task
+    steps = task.horizon if actions is None else len(actions)
+    for t in range(steps):
+        action = _random_action(domain.action_space, rng) if actions is None else actions[t]
+        next_state = domain.step(sim, state, action)
+        if task.succeeded(state, action, next_state):
             return True
         state = next_state
     return False

@@ -116,8 +116,10 @@ def _succeeded(prompts: Sequence[Prompt], prev: np.ndarray, actions: np.ndarray,
 
 @torch.no_grad()
 def imagine_batch(model: GroundedLM, prompts: Sequence[Prompt],
-                  sentence: Callable[[str], np.ndarray | None], cache: bool = True) -> list[Rollout]:
-    """One rollout per prompt, generated together."""
+                  sentence: Callable[[str], np.ndarray | None], cache: bool = True,
+                  decode: Callable[[np.ndarray], np.ndarray] | None = None) -> list[Rollout]:
+    """One rollout per prompt, generated together; ``decode`` maps each batch of predicted
+    states to dataset states (``Domain.decode_state``) before they are fed back."""
     batch = _Batch(model, prompts, sentence)
     horizons = np.array([p.task.horizon for p in prompts])
     current = torch.from_numpy(np.stack([p.start for p in prompts]).astype(np.float32)).to(model.device)
@@ -130,6 +132,8 @@ def imagine_batch(model: GroundedLM, prompts: Sequence[Prompt],
         action = model.choose_action(hidden)
         hidden = batch.append(model.embed_actions(action), cache)
         current = model.next_state(hidden, current)
+        if decode is not None:
+            current = torch.from_numpy(decode(current.cpu().numpy()).astype(np.float32)).to(model.device)
         action_np, state_np = action.cpu().numpy(), current.cpu().numpy()
         hit = _succeeded(prompts, states[-1], action_np, state_np)
         active = ~done
@@ -147,13 +151,14 @@ def imagine_batch(model: GroundedLM, prompts: Sequence[Prompt],
 
 
 def imagine(model: GroundedLM, prompts: Sequence[Prompt], sentence: Callable[[str], np.ndarray | None], *,
-            batch_size: int = 64, cache: bool = True, progress: bool = False, desc: str = "imagine"):
+            batch_size: int = 64, cache: bool = True, progress: bool = False, desc: str = "imagine",
+            decode: Callable[[np.ndarray], np.ndarray] | None = None):
     """Rollouts for ``prompts`` in order, ``batch_size`` at a time (a generator)."""
     bar = tqdm(total=len(prompts), desc=desc, unit="rollout", disable=not progress)
     try:
         for start in range(0, len(prompts), batch_size):
             chunk = prompts[start : start + batch_size]
-            yield from imagine_batch(model, chunk, sentence, cache)
+            yield from imagine_batch(model, chunk, sentence, cache, decode)
             bar.update(len(chunk))
     finally:
         bar.close()

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from ..core.task import LEVELS
 from ..datasets.ids import parse_id
 from ..domains import get_domain
 from ..loader.encoders import get_encoder
@@ -108,6 +109,8 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
         action_dim=int(domain.action_space.n) if discrete else int(domain.action_space.shape[0]),
         sentence_encoder=sentence_encoder, sentence_dim=sentences.dim, lora=lora,
         train_dataset=dataset_id, train_checksum=checksum, **normalisation(train_eps))
+    longest = max(t.horizon for level in LEVELS for t in domain.tasks(level))
+    config.max_positions = max(config.max_positions, 2 * longest + 128)  # a whole rollout + prompt
     lm, tokenizer = backbone_for(config, texts)
     model = GroundedLM(config, lm, tokenizer).to(device)
     factory = SequenceFactory(tokenizer, slot_token_id(tokenizer), config.state_dim,

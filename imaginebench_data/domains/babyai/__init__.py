@@ -24,6 +24,7 @@ DOMAIN = Domain(
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
     start_options=lambda task: start_options(task.goal),  # pinned colour, locked door, start area
+    decode_state=np.rint,  # a generator's regressed cells, colours and flags, as grid integers
     notes={
         "state": "17 numbers, cells as (row, col) on a 15-column x 8-row minigrid grid: ball colour, "
         "row, col (0-2); box (3-5); key (6-8); door colour, row, col, state 0 open / 1 closed / "
@@ -54,6 +55,8 @@ DOMAIN = Domain(
         "transition_error": "number of the 17 entries in which the stored next state and the one "
         "re-simulated (minigrid grid rebuilt from the stored state) round to different integers; "
         "tolerance 0 (a fractional entry is flagged as the illegal kind non_integer instead).",
+        "imagined_states": "the generator rounds its regressed states to integers "
+        "(Domain.decode_state), as argmax picks its actions; nothing else is repaired.",
         "rewards": f"1 on the success transition, else {SHAPING} * (d(s) - d(s')), d a task "
         "Manhattan heuristic (carried objects at the agent's cell; staged tasks add "
         f"{STAGE_PENALTY:g} until their first stage is done). No time discount (the step count "
