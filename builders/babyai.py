@@ -20,7 +20,7 @@ Episodes cycle through the level's tasks, so every task gets the same number of 
 Run one with ``imaginebench build imaginebench/babyai-train-real-v0 --scale demo``.
 """
 
-from imaginebench_data.build.recipe import Recipe
+from imaginebench_data.build.recipe import Recipe, imagined_twin
 
 SCALES = {"train": (840, 8400, 11000), "rephrase": (420, 8400, 12000), "easy": (400, 18000, 13000),
           "hard": (300, 18000, 14000)}
@@ -45,19 +45,4 @@ RECIPES = [
     for level, (demo, paper, seed) in SCALES.items()
 ]
 
-TRAIN = "imaginebench/babyai-train-real-v0"
-
-RECIPES += [
-    Recipe(
-        f"imaginebench/babyai-{level}-imaginary-v0",
-        episodes={"demo": demo, "paper": paper},
-        seed=seed,  # the oracle's seed: same tasks, phrasings and start states
-        generator="imagine",
-        train_from=TRAIN,
-        default=False,
-        description=f"BabyAI rollouts of the {level} level imagined by a language model grounded "
-        "on babyai-train-real (KALM).",
-    )
-    for level, (demo, paper, seed) in SCALES.items()
-    if level != "train"
-]
+RECIPES += [imagined_twin(recipe) for recipe in RECIPES if recipe.level != "train"]

@@ -17,7 +17,7 @@ Episodes cycle through the level's tasks, so every task gets the same number of 
 Run one with ``imaginebench build imaginebench/clevr-train-real-v0 --scale demo``.
 """
 
-from imaginebench_data.build.recipe import Recipe
+from imaginebench_data.build.recipe import Recipe, imagined_twin
 
 RECIPES = [
     Recipe(
@@ -51,19 +51,4 @@ RECIPES = [
     ),
 ]
 
-TRAIN = "imaginebench/clevr-train-real-v0"
-IMAGINED = {"rephrase": (400, 5600, 2000), "easy": (400, 72400, 3000), "hard": (120, 1680, 4000)}
-
-RECIPES += [
-    Recipe(
-        f"imaginebench/clevr-{level}-imaginary-v0",
-        episodes={"demo": demo, "paper": paper},
-        seed=seed,  # the oracle's seed: same tasks, phrasings and start states
-        generator="imagine",
-        train_from=TRAIN,
-        default=True,
-        description=f"CLEVR-Robot rollouts of the {level} level imagined by a language model grounded "
-        "on clevr-train-real (KALM).",
-    )
-    for level, (demo, paper, seed) in IMAGINED.items()
-]
+RECIPES += [imagined_twin(recipe) for recipe in RECIPES if recipe.level != "train"]

@@ -14,9 +14,8 @@ for train-real (the original's 10,000 rollouts) and 200 per task for the other l
 Run one with ``imaginebench build imaginebench/metaworld-train-real-v0 --scale demo``.
 """
 
-from imaginebench_data.build.recipe import Recipe
+from imaginebench_data.build.recipe import Recipe, imagined_twin
 
-TRAIN = "imaginebench/metaworld-train-real-v0"
 # level: (tasks, seed)
 LEVELS = {"train": (10, 5000), "rephrase": (10, 6000), "easy": (8, 7000), "hard": (3, 8000)}
 DEMO_PER_TASK = 20
@@ -46,16 +45,4 @@ RECIPES = [
     for level, (_, seed) in LEVELS.items()
 ]
 
-RECIPES += [
-    Recipe(
-        f"imaginebench/metaworld-{level}-imaginary-v0",
-        episodes=_episodes(level),
-        seed=LEVELS[level][1],  # the oracle's seed: same tasks, phrasings and start states
-        generator="imagine",
-        train_from=TRAIN,
-        default=False,
-        description=f"Meta-World rollouts of {DESCRIPTIONS[level]} imagined by a language model "
-        "grounded on metaworld-train-real (KALM).",
-    )
-    for level in ("rephrase", "easy", "hard")
-]
+RECIPES += [imagined_twin(recipe) for recipe in RECIPES if recipe.level != "train"]

@@ -88,3 +88,13 @@ def test_real_datasets_are_built_before_imaginary_ones(recipes):
     ordered = build_order(defaults, recipes)
     assert ordered.index(TRAIN) < min(ordered.index(i) for i in (EASY, HARD))
     assert [i for i in ordered if "real" in i] == [i for i in defaults if "real" in i]
+
+
+def test_every_imaginary_recipe_twins_its_oracle(recipes):
+    imagined = [r for r in recipes.values() if r.generator == "imagine"]
+    assert len(imagined) == 3 * len({r.domain for r in recipes.values()})
+    for recipe in imagined:
+        oracle = recipes[recipe.dataset_id.replace("-imaginary-", "-real-")]
+        assert recipe.seed == oracle.seed and recipe.episodes == oracle.episodes
+        assert recipe.default == oracle.default
+        assert recipe.train_from == f"imaginebench/{recipe.domain}-train-real-v0" in recipes
