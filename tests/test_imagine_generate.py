@@ -83,3 +83,18 @@ def test_non_finite_output_is_kept_flagged_and_writable(sim):
     non_finite_bit = 1 << CLEVR.illegal_kinds.index("non_finite")
     assert (episode.infos["illegal_mask"][1:] & non_finite_bit).all()
     validate_episode(0, episode, observation_space(CLEVR.state_space), CLEVR.action_space, INFO_KEYS)
+
+
+def test_continuous_actions_are_executed_as_the_simulator_would():
+    import gymnasium as gym
+
+    from imaginebench_data.build.sources import executed_actions
+
+    space = gym.spaces.Box(-1.0, 1.0, (2,), np.float32)
+    actions = np.array([[0.5, -0.5], [1.2, 0.0], [np.nan, 0.3], [-3.0, 1.0]], np.float32)
+    executed, outside = executed_actions(space, actions)
+    assert outside == 3
+    np.testing.assert_array_equal(executed, np.float32([[0.5, -0.5], [1.0, 0.0], [0.0, 0.3], [-1.0, 1.0]]))
+    assert all(space.contains(a) for a in executed)
+    discrete = np.array([3, 7])
+    assert executed_actions(gym.spaces.Discrete(40), discrete) == (discrete, 0)

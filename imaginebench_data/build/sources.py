@@ -10,6 +10,9 @@ import multiprocessing
 from collections.abc import Iterator
 from typing import Any
 
+import gymnasium as gym
+import numpy as np
+
 from ..core.episode import Episode
 from ..domains import get_domain
 from ..quality.checkers import annotate
@@ -55,6 +58,7 @@ def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, b
     path = ensure_checkpoint(recipe.train_from, backbone=backbone, lora=lora,
                              settings=TrainSettings(epochs=recipe.train_epochs), progress=progress)
     provenance = checkpoint_provenance(path)
+    provenance["actions_outside_space"] = 0  # counted while the episodes are generated
 
     def episodes() -> Iterator[Episode]:
         domain = get_domain(recipe.domain)
@@ -65,7 +69,23 @@ def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, b
         sentences = SentenceTable(model.config.sentence_encoder)
         rollouts = imagine(model, prompts, sentences, batch_size=batch_size, decode=domain.decode_state)
         for start, rollout in zip(starts, rollouts):
-            episode = rollout_episode(domain, start, rollout.states, rollout.actions, source="imaginary")
+            actions, outside = executed_actions(domain.action_space, rollout.actions)
+            provenance["actions_outside_space"] += outside
+            episode = rollout_episode(domain, start, rollout.states, actions, source="imaginary")
             yield annotate(domain, episode, sim)
 
     return episodes(), provenance
+
+
+def executed_actions(space, actions: np.ndarray) -> tuple[np.ndarray, int]:
+    """Regressed continuous actions as the simulator executes them: clipped into the Box (as
+    metaworld's own ``step`` clips), non-finite entries as 0. Returns them and how many
+    actions were outside the space (recorded in the card's provenance). Discrete actions
+    (argmax) are always inside."""
+    if not isinstance(space, gym.spaces.Box):
+        return actions, 0
+    actions = np.asarray(actions, dtype=space.dtype)
+    outside = ~np.isfinite(actions) | (actions < space.low) | (actions > space.high)
+    outside = outside.reshape(len(actions), -1).any(axis=1)
+    executed = np.clip(np.nan_to_num(actions, nan=0.0), space.low, space.high).astype(space.dtype)
+    return executed, int(outside.sum())
