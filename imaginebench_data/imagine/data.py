@@ -10,7 +10,16 @@ import torch
 
 from ..datasets.store import open_dataset, plain_value
 from ..domains import get_domain
-from .sequences import Sequence, SequenceBuilder, dynamics_sequence, explain_sequence, rollout_sequence
+from .sequences import (
+    IGNORE,
+    Sequence,
+    SequenceBuilder,
+    dynamics_sequence,
+    explain_sequence,
+    pad_field,
+    rollout_sequence,
+    stack_sentences,
+)
 
 HOLDOUT_EVERY = 10  # every 10th episode is held out from training (for the evidence)
 
@@ -87,20 +96,11 @@ def collate(sequences: list[Sequence], pad_id: int, max_positions: int, rng: np.
     length = max(len(s) for s in sequences)
     if length > max_positions:
         raise ValueError(f"a sequence has {length} positions, more than the backbone's {max_positions}")
-    batch: dict[str, torch.Tensor] = {}
     fields = {"ids": pad_id, "kind": 0, "states": 0, "actions": 0, "state_target": 0, "state_base": 0,
-              "state_mask": False, "action_target": 0, "action_mask": False, "labels": -100}
-    for name, fill in fields.items():
-        first = getattr(sequences[0], name)
-        array = np.full((len(sequences), length, *first.shape[1:]), fill, first.dtype)
-        for i, seq in enumerate(sequences):
-            array[i, : len(seq)] = getattr(seq, name)
-        batch[name] = torch.from_numpy(array)
+              "state_mask": False, "action_target": 0, "action_mask": False, "labels": IGNORE}
+    batch = {name: torch.from_numpy(pad_field(sequences, name, fill)) for name, fill in fields.items()}
     batch["kind"] = batch["kind"].long()
-    sentence = np.zeros((len(sequences), max(s.sentence.size for s in sequences)), np.float32)
-    for i, seq in enumerate(sequences):  # sequences without a sentence slot keep zeros
-        sentence[i, : seq.sentence.size] = seq.sentence
-    batch["sentence"] = torch.from_numpy(sentence)
+    batch["sentence"] = torch.from_numpy(stack_sentences(sequences))
     lengths = torch.tensor([len(s) for s in sequences])
     batch["attention_mask"] = (torch.arange(length)[None] < lengths[:, None]).long()
     offsets = np.zeros(len(sequences), np.int64)

@@ -23,7 +23,7 @@ from .backbone import slot_token_id
 from .data import RealEpisode, SequenceFactory, collate
 from .generate import Prompt, imagine
 from .model import GroundedLM
-from .sequences import DYNAMICS
+from .sequences import dynamics_prompt
 from .train import SentenceTable
 
 EVIDENCE_SEED = 77_000
@@ -40,12 +40,10 @@ def predict_next_states(model: GroundedLM, domain: Domain, states: np.ndarray, a
                         batch_size: int = 256) -> np.ndarray:
     """The model's s' for each (s, a), from the dynamics prompt."""
     factory = _factory(model, domain, lambda text: None)
-    before, middle, after = DYNAMICS
     out = []
     for start in range(0, len(actions), batch_size):
         rows = range(start, min(start + batch_size, len(actions)))
-        sequences = [factory.builder().text(before).state(states[i]).text(middle).action(actions[i])
-                     .text(after).build() for i in rows]
+        sequences = [dynamics_prompt(factory.builder(), states[i], actions[i]).build() for i in rows]
         batch = collate(sequences, model.tokenizer.pad_token_id, model.config.max_positions, None,
                         model.device)
         embeds = model.embed(batch["ids"], batch["kind"], batch["states"], batch["actions"],

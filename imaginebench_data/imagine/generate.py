@@ -26,7 +26,7 @@ from tqdm.auto import tqdm
 from ..core.task import Task
 from .backbone import slot_token_id
 from .model import GroundedLM
-from .sequences import TEXT, SequenceBuilder, rollout_prompt
+from .sequences import TEXT, SequenceBuilder, pad_field, rollout_prompt, stack_sentences
 
 
 @dataclass(frozen=True)
@@ -59,19 +59,11 @@ class _Batch:
         pad = length - np.array([len(s) for s in built])
 
         def left_pad(name: str, fill) -> torch.Tensor:
-            first = getattr(built[0], name)
-            array = np.full((len(built), length, *first.shape[1:]), fill, first.dtype)
-            for i, seq in enumerate(built):
-                array[i, pad[i]:] = getattr(seq, name)
-            return torch.from_numpy(array).to(model.device)
+            return torch.from_numpy(pad_field(built, name, fill, left=True)).to(model.device)
 
-        sentence_dim = max(s.sentence.size for s in built)
-        sentences = np.zeros((len(built), sentence_dim), np.float32)
-        for i, seq in enumerate(built):
-            sentences[i, : seq.sentence.size] = seq.sentence
-        kind = left_pad("kind", TEXT).long()
-        self.embeds = model.embed(left_pad("ids", tokenizer.pad_token_id), kind, left_pad("states", 0),
-                                  left_pad("actions", 0), torch.from_numpy(sentences).to(model.device))
+        self.embeds = model.embed(left_pad("ids", tokenizer.pad_token_id), left_pad("kind", TEXT).long(),
+                                  left_pad("states", 0), left_pad("actions", 0),
+                                  torch.from_numpy(stack_sentences(built)).to(model.device))
         padded = torch.arange(length)[None] < torch.from_numpy(pad)[:, None]
         self.attention = (~padded).long().to(model.device)
         self.positions = (self.attention.cumsum(1) - 1).clamp(min=0)

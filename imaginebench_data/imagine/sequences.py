@@ -159,14 +159,40 @@ def rollout_sequence(builder: SequenceBuilder, instruction: str, states: np.ndar
     return rollout_prompt(builder, instruction).trajectory(states, actions, supervised=True).build()
 
 
+def dynamics_prompt(builder: SequenceBuilder, state: np.ndarray, action) -> SequenceBuilder:
+    """The dynamics task up to the position that predicts the next state."""
+    before, middle, after = DYNAMICS
+    return builder.text(before).state(state).text(middle).action(action).text(after)
+
+
 def dynamics_sequence(builder: SequenceBuilder, state: np.ndarray, action,
                       next_state: np.ndarray) -> Sequence:
-    before, middle, after = DYNAMICS
-    return (builder.text(before).state(state).text(middle).action(action).text(after)
-            .predict_state(next_state, state).build())
+    return dynamics_prompt(builder, state, action).predict_state(next_state, state).build()
 
 
 def explain_sequence(builder: SequenceBuilder, instruction: str, states: np.ndarray,
                      actions: np.ndarray) -> Sequence:
     return (builder.text(EXPLAIN_PREFIX).trajectory(states, actions, supervised=False)
             .text(EXPLAIN_BRIDGE).text(" " + instruction, supervised=True).build())
+
+
+def pad_field(sequences: list[Sequence], name: str, fill, left: bool = False) -> np.ndarray:
+    """Field ``name`` of every sequence in one (B, L_max, ...) array, padded with ``fill`` on
+    the right (training) or on the left (generation prompts, so all end at the last column)."""
+    first = getattr(sequences[0], name)
+    length = max(len(s) for s in sequences)
+    array = np.full((len(sequences), length, *first.shape[1:]), fill, first.dtype)
+    for i, seq in enumerate(sequences):
+        if left:
+            array[i, length - len(seq):] = getattr(seq, name)
+        else:
+            array[i, : len(seq)] = getattr(seq, name)
+    return array
+
+
+def stack_sentences(sequences: list[Sequence]) -> np.ndarray:
+    """(B, S) sentence embeddings; sequences without a sentence slot keep zeros."""
+    sentences = np.zeros((len(sequences), max(s.sentence.size for s in sequences)), np.float32)
+    for i, seq in enumerate(sequences):
+        sentences[i, : seq.sentence.size] = seq.sentence
+    return sentences
