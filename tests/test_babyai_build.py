@@ -1,10 +1,8 @@
 """A tiny build of babyai-train-real from its real recipe, loaded back the way a user would."""
 
 import json
-import os
-import subprocess
-import sys
-import textwrap
+
+from fresh import run_fresh
 
 from imaginebench_data.build.pipeline import build
 from imaginebench_data.build.recipe import load_recipes
@@ -54,11 +52,7 @@ def test_tiny_build_loads_in_a_fresh_process_with_its_eval_env(minari_root, tmp_
                                 for m in ds.storage.get_episode_metadata(range(ds.total_episodes))}),
         }))
     """
-    env = {**os.environ, "MINARI_DATASETS_PATH": str(minari_root)}
-    run = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                         env=env, cwd="/")
-    assert run.returncode == 0, run.stderr
-    seen = json.loads(run.stdout)
+    seen = json.loads(run_fresh(code, minari_root))
     assert seen["episodes"] == 6 and seen["steps"] == card["steps"] and seen["rows"] == seen["actions"] + 1
     assert seen["contains"] and seen["success_info"]
     assert seen["env"] == "imaginebench/BabyAI-v0" and seen["level"] == "train"

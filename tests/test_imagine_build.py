@@ -1,12 +1,11 @@
 """An imaginary dataset built end to end, read back by plain Minari in a fresh process."""
 
 import json
-import subprocess
-import sys
 from dataclasses import replace
 
 import numpy as np
 import pytest
+from fresh import run_fresh
 
 from imaginebench_data.build.pipeline import build
 from imaginebench_data.build.recipe import build_order, load_recipes
@@ -65,8 +64,7 @@ lengths = [len(ep.actions) for ep in ds.iterate_episodes()]
 out = {{"n": ds.total_episodes, "level": env.unwrapped.level, "starts": starts, "lengths": lengths}}
 print(json.dumps(out))
 """
-    out = json.loads(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                                    check=True).stdout.strip().splitlines()[-1])
+    out = json.loads(run_fresh(script, minari_root).strip().splitlines()[-1])
     assert out["n"] == 12 and out["level"] == "easy" and set(out["lengths"]) == {1}  # easy: one step
     domain = get_domain("clevr")
     sim = domain.simulator()

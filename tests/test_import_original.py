@@ -7,15 +7,13 @@ The files are written here in the original layouts from CLEVR rollouts of our ow
 import json
 import os
 import pickle
-import subprocess
-import sys
-import textwrap
 
 import h5py
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from fresh import run_fresh
 from typer.testing import CliRunner
 
 from imaginebench_data import get_domain
@@ -190,11 +188,7 @@ def test_hdf5_import_recovers_states_text_and_tasks_in_a_fresh_process(minari_ro
         print(json.dumps([m["options"] for m in ds.storage.get_episode_metadata(range(ds.total_episodes))],
                          default=lambda v: v.item() if hasattr(v, "item") else str(v)))
     """
-    env = {**os.environ, "MINARI_DATASETS_PATH": str(minari_root)}
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                         env=env, cwd="/")
-    assert out.returncode == 0, out.stderr
-    episodes, metadata = (json.loads(line) for line in out.stdout.splitlines())
+    episodes, metadata = (json.loads(line) for line in run_fresh(code, minari_root).splitlines())
     for i, stored in enumerate(episodes):
         states = np.asarray(stored["states"], np.float32)
         assert np.array_equal(states, arrays["observations"][i, :lengths[i], :10])  # encoding stripped

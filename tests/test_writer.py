@@ -4,10 +4,10 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
+from fresh import run_fresh
 
 import imaginebench_data.build.pipeline as pipeline
 import imaginebench_data.build.sources as sources
@@ -34,14 +34,6 @@ CARD_KEYS = {"id", "domain", "level", "source", "scale", "episodes", "steps", "g
 def build(dataset_id, tmp_path, workers=1, **kwargs):
     return pipeline.build(dataset_id, recipes=RECIPES, workers=workers, progress=False,
                           cards_dir=tmp_path / "cards", **kwargs)
-
-
-def run_fresh(code, minari_root):
-    env = {**os.environ, "MINARI_DATASETS_PATH": str(minari_root)}
-    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                            text=True, env=env, cwd="/")
-    assert result.returncode == 0, result.stderr
-    return result.stdout
 
 
 def test_round_trip_and_env_recovery_in_a_fresh_process(minari_root, tmp_path):
