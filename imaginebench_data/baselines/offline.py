@@ -1,0 +1,97 @@
+"""Offline RL from d3rlpy on our datasets, through the adapter: CQL (discrete or continuous
+actions) and TD3+BC (continuous).
+
+Data regimes mix their sources in every batch with d3rlpy's ``MixedReplayBuffer`` (a
+batch of 256 at 1:1 holds exactly 128 transitions of each); states are standardised with
+the first (training) source's mean and std, as TD3+BC prescribes. d3rlpy lives in its own
+environment (``.venv-d3rlpy``, see the README): it pins gymnasium 1.0.0, which metaworld
+refuses, and runs unchanged on the gymnasium this package uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..domains import get_domain
+from ..loader.encoders import DEFAULT_ENCODER, get_encoder
+from ..loader.transitions import load
+from .policy import ConditionedPolicy
+
+# name -> (config for discrete actions, config for continuous actions); None: not defined
+ALGORITHMS = {
+    "cql": ("DiscreteCQLConfig", "CQLConfig"),
+    "td3+bc": (None, "TD3PlusBCConfig"),
+}
+
+
+@dataclass
+class OfflineSettings:
+    steps: int = 5000
+    batch_size: int = 256
+    seed: int = 0
+
+
+def import_d3rlpy():
+    try:
+        import d3rlpy
+    except ImportError as error:
+        raise ImportError("d3rlpy is not installed in this environment. It pins gymnasium 1.0.0, so it "
+                          "has its own: `make .venv-d3rlpy/.installed`, then run "
+                          "`.venv-d3rlpy/bin/imaginebench evaluate --algo ...` (see the README)") from error
+    return d3rlpy
+
+
+def algorithm_config(algo: str, domain: str):
+    """The d3rlpy config class of ``algo`` for ``domain``'s action space, or a clear error."""
+    if algo not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algo!r}; expected bc or one of {', '.join(ALGORITHMS)}")
+    discrete = get_domain(domain).discrete
+    name = ALGORITHMS[algo][0 if discrete else 1]
+    if name is None:
+        raise ValueError(f"{algo} needs continuous actions; {domain} has {get_domain(domain).action_space}")
+    return getattr(import_d3rlpy().algos, name), discrete
+
+
+def replay_buffer(sources: dict[str, float], encoder=DEFAULT_ENCODER):
+    """A d3rlpy buffer over one dataset, or two mixed in every batch by their ratios."""
+    from ..adapters.d3rlpy import to_d3rlpy
+
+    d3rlpy = import_d3rlpy()
+    if not 1 <= len(sources) <= 2:
+        raise ValueError(f"a regime mixes one or two datasets, got {len(sources)}: {list(sources)}")
+    datasets = [to_d3rlpy(load(dataset_id), encoder=encoder) for dataset_id in sources]
+    if len(datasets) == 1:
+        return datasets[0]
+    ratios = list(sources.values())
+    return d3rlpy.dataset.MixedReplayBuffer(datasets[0], datasets[1],
+                                            secondary_mix_ratio=ratios[1] / sum(ratios))
+
+
+def train_offline(algo: str, sources: dict[str, float], settings: OfflineSettings | None = None,
+                  encoder=DEFAULT_ENCODER) -> tuple[ConditionedPolicy, list[float]]:
+    """Train d3rlpy's ``algo`` on ``sources`` (dataset id -> batch share); return the policy and
+    its main loss (critic loss, or the loss for discrete CQL) at the end of every 100 steps."""
+    d3rlpy = import_d3rlpy()
+    settings = settings or OfflineSettings()
+    domain = load(next(iter(sources))).card["domain"]
+    config_class, discrete = algorithm_config(algo, domain)
+    encoder = get_encoder(encoder)
+    buffer = replay_buffer(sources, encoder)
+    first = buffer if len(sources) == 1 else buffer._primary_replay_buffer
+    observations = np.concatenate([episode.observations for episode in first.episodes])
+    scaler = d3rlpy.preprocessing.StandardObservationScaler(
+        mean=observations.mean(0), std=observations.std(0) + 1e-3)
+    d3rlpy.seed(settings.seed)
+    algorithm = config_class(batch_size=settings.batch_size, observation_scaler=scaler).create(device="cpu:0")
+    # built from the first source: d3rlpy's fitter would sample one transition of the mixed
+    # buffer to size the networks, which MixedReplayBuffer does not support
+    algorithm.build_with_dataset(first)
+    losses = []
+    per_epoch = min(100, settings.steps)
+    for _, metrics in algorithm.fitter(buffer, n_steps=settings.steps, n_steps_per_epoch=per_epoch,
+                                       show_progress=False, save_interval=10**9,
+                                       logger_adapter=d3rlpy.logging.NoopAdapterFactory()):
+        losses.append(float(metrics.get("critic_loss", metrics.get("loss", np.nan))))
+    return ConditionedPolicy(algorithm.predict, encoder, discrete), losses

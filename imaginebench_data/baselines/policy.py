@@ -1,0 +1,46 @@
+"""An instruction-conditioned policy for the eval envs, around any ``features -> action`` function.
+
+The policy sees what the adapters and the ``Sampler`` give at training time: the row
+``[s_t, e(instruction)]`` (``e`` the training encoder; the bare state when there is none),
+so a policy trained on ``to_d4rl``/``to_d3rlpy`` rows or on ``Sampler`` batches is evaluated
+on exactly the same layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..loader.encoders import Encoder
+
+
+@dataclass
+class ConditionedPolicy:
+    """``policy(obs)`` maps an env observation ``{"state": (D,), "instruction": str}`` to an action.
+
+    ``act`` takes a ``(1, D + E)`` float32 batch and returns one action per row (action
+    indices when ``discrete``, else ``(1, A)`` actions). Instruction embeddings are computed
+    once per distinct instruction.
+    """
+
+    act: Callable[[np.ndarray], Any]
+    encoder: Encoder | None
+    discrete: bool
+    _embeddings: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def features(self, obs: dict[str, Any]) -> np.ndarray:
+        """The ``(1, D + E)`` row ``[state, e(instruction)]`` of one observation."""
+        state = np.asarray(obs["state"], np.float32)[None]
+        if self.encoder is None:
+            return state
+        text = obs["instruction"]
+        if text not in self._embeddings:
+            self._embeddings[text] = np.asarray(self.encoder.encode([text]), np.float32)
+        return np.concatenate([state, self._embeddings[text]], 1)
+
+    def __call__(self, obs: dict[str, Any]) -> Any:
+        action = np.asarray(self.act(self.features(obs)))[0]
+        return int(action) if self.discrete else action.astype(np.float32)
