@@ -69,11 +69,24 @@ def replay_buffer(sources: dict[str, float], encoder=DEFAULT_ENCODER):
                                             secondary_mix_ratio=ratios[1] / sum(ratios))
 
 
+def quiet_d3rlpy() -> None:
+    """d3rlpy logs every epoch through structlog at info level; keep warnings and errors only
+    (structlog's configuration is process-wide)."""
+    import logging
+
+    import structlog
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+
+
 def train_offline(algo: str, sources: dict[str, float], settings: OfflineSettings | None = None,
-                  encoder=DEFAULT_ENCODER) -> tuple[ConditionedPolicy, list[float]]:
+                  encoder=DEFAULT_ENCODER, verbose: bool = False) -> tuple[ConditionedPolicy, list[float]]:
     """Train d3rlpy's ``algo`` on ``sources`` (dataset id -> batch share); return the policy and
-    its main loss (critic loss, or the loss for discrete CQL) at the end of every 100 steps."""
+    its main loss (critic loss, or the loss for discrete CQL) at the end of every 100 steps.
+    ``verbose=False`` silences d3rlpy's per-epoch log lines (``quiet_d3rlpy``)."""
     d3rlpy = import_d3rlpy()
+    if not verbose:
+        quiet_d3rlpy()
     settings = settings or OfflineSettings()
     domain = load(next(iter(sources))).card["domain"]
     config_class, discrete = algorithm_config(algo, domain)
