@@ -3,7 +3,7 @@
 - ``metaworld-train-real``: expert rollouts of the 10 training tasks, training phrasings.
 - ``metaworld-{rephrase,easy,hard}-real``: the oracle, expert rollouts of each level's tasks
   (rephrase: the 10 training goals with unseen phrasings; easy: 4 wall variants and 4
-  opposite skills; hard: make-coffee, hammer, soccer).
+  opposite skills; hard: make-coffee, locked-door-open, hammer, soccer).
 - ``metaworld-{rephrase,easy,hard}-imaginary``: rollouts imagined by a language model grounded
   on ``metaworld-train-real``, sharing their oracle's seed (same task, phrasing and real
   start state per episode).
@@ -17,14 +17,14 @@ Run one with ``imaginebench build imaginebench/metaworld-train-real-v0 --scale d
 from imaginebench_data.build.recipe import Recipe, imagined_twin
 
 # level: (tasks, seed)
-LEVELS = {"train": (10, 5000), "rephrase": (10, 6000), "easy": (8, 7000), "hard": (3, 8000)}
+LEVELS = {"train": (10, 5000), "rephrase": (10, 6000), "easy": (8, 7000), "hard": (4, 8000)}
 DEMO_PER_TASK = 20
 PAPER_PER_TASK = {"train": 1000, "rephrase": 200, "easy": 200, "hard": 200}
 DESCRIPTIONS = {
     "train": "the 10 training tasks (training phrasings)",
     "rephrase": "the 10 training tasks with rephrase-only phrasings",
     "easy": "the 8 easy tasks (wall variants and opposite skills)",
-    "hard": "the hard tasks (make-coffee, hammer, soccer)",
+    "hard": "the 4 hard tasks (make-coffee, locked-door-open, hammer, soccer)",
 }
 
 

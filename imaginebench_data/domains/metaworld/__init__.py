@@ -10,7 +10,7 @@ from . import checks
 from .expert import MetaWorldExpert
 from .layout import STATE_DIM
 from .sim import SIM_STATE_DIM, MetaWorldSimulator
-from .tasks import HORIZON, LONG_HORIZON, LONG_TASKS, tasks
+from .tasks import HORIZON, LONG_HORIZON, LONG_TASKS, STAGED_HORIZON, tasks
 
 DOMAIN = Domain(
     name="metaworld",
@@ -41,7 +41,23 @@ DOMAIN = Domain(
         "puts the mug within 0.07 m of the spot 0.22 m in front of the machine, stage 2 presses the "
         "button; success needs both at once. The stage shows in the state: the target location "
         "switches from the mug goal to the pressed-button position once the mug is in place. The "
-        "expert chains the coffee-push and coffee-button policies.",
+        "expert chains the coffee-push and coffee-button policies. locked-door-open runs in the "
+        "locked-door scene: stage 1 turns the lock up (door-unlock's check, restated as the lock "
+        "site at least 0.068 m above the handle, 0.101 m when fully up, which the door's swing "
+        "leaves unchanged), stage 2 is door-open's |handle_x - goal_x| <= 0.08 (with the target "
+        "required at the open goal's height, 0.05 m above the handle); success needs both; the "
+        "target location switches from door-unlock's goal to door-open's (safe + (-0.3, "
+        "-0.45, 0)) once the lock is up. Its expert chains door-unlock's policy and door-open's, "
+        "the latter made to back off and approach the handle from above first.",
+        "locked_door": "locked-door-open's scene is built here (metaworld 3.1.1 has none): the "
+        "door-lock safe, loaded with mujoco.MjSpec, gets door-open's hinge on its door (vertical, "
+        "-2..0 rad) and a latch, a stiff joint equality holding the door shut, switched on before "
+        "each step while the lock is turned down more than 0.38 rad (where door-unlock's check "
+        "stops holding) and the latch is on or the door within 0.05 rad of shut. The switch is "
+        "MuJoCo's eq_active, stored with the full simulator state; measured, door-open's policy "
+        "moves a locked door by under 1e-3 rad. The lock's stops are made as firm. Lock slot: "
+        "door-unlock's lock site and door quaternion; handle slot: door-open's handle geom and "
+        "quaternion.",
         "transition_error": f"real episodes store the full simulator state per step (infos['sim_state'], "
         f"{SIM_STATE_DIM} float64: goal, body placements, MuJoCo integration state) and are "
         "re-simulated exactly from it; data without it (imaginary, imported) is re-simulated from a "
@@ -50,14 +66,14 @@ DOMAIN = Domain(
         f"entity displacement (m), 0.1 x opening change, 0.05 x quaternion change; tolerance "
         f"{checks.TRANSITION_TOLERANCE} m.",
         "rewards": "10 * (d_before - d_after) + 10 on success, d = the task's success-condition "
-        "distances beyond their thresholds (m); a simplification of the original's difference of "
+        "distances beyond their thresholds (m; staged tasks: of the stages reached before the step "
+        "and the one under way); a simplification of the original's difference of "
         f"Meta-World dense rewards, computable on imagined states. Horizon {HORIZON} steps "
         f"({LONG_HORIZON} for "
-        f"{', '.join(LONG_TASKS)}).",
+        f"{', '.join(LONG_TASKS)}; "
+        + "; ".join(f"{steps} for {name}" for name, steps in STAGED_HORIZON.items()) + ").",
         "soccer": "success is |ball - goal| <= 0.07 m in the table plane: metaworld v3's documented "
         "x-weighted check is never met by its scripted policy.",
-        "missing": "locked-door-open (hard) is not built: metaworld 3.1.1 has no scene whose door "
-        "both locks and opens (the door-lock scene's door has no hinge).",
     },
 )
 

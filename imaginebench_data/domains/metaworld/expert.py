@@ -3,7 +3,11 @@
 The policies read the env's own 39-number observation (kept by the simulator), not the
 91-number state. A staged task runs its stages' policies in order: the stage is the number
 of leading conditions that hold on the current state; from stage k >= 1 the stage's policy
-sees the entity of condition k as its object (make-coffee: the machine's button).
+sees the entity of condition k as its object (make-coffee: the machine's button,
+locked-door-open: the door handle).
+
+locked-door-open's second stage is ``locked_door.LockedDoorOpenPolicy``: door-open's policy
+made to start from where door-unlock leaves the hand (under the lock, left of the handle).
 """
 
 from __future__ import annotations
@@ -21,6 +25,10 @@ from .sim import MetaWorldSimulator
 def _policy(name: str):
     from metaworld import policies
 
+    if name == "LockedDoorOpenPolicy":
+        from .locked_door import LockedDoorOpenPolicy
+
+        return LockedDoorOpenPolicy()
     return getattr(policies, name)()
 
 

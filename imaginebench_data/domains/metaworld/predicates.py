@@ -54,9 +54,15 @@ def stage(states: np.ndarray, conditions: list[dict]) -> np.ndarray:
     return count
 
 
-def goal_distance(states: np.ndarray, conditions: list[dict]) -> np.ndarray:
-    """(N,) sum of the conditions' distances beyond their thresholds: 0 once reached."""
+def goal_distance(states: np.ndarray, conditions: list[dict], upto: np.ndarray | None = None) -> np.ndarray:
+    """(N,) sum of the conditions' distances beyond their thresholds (metres): 0 once reached.
+
+    ``upto`` ((N,) int, optional): count only conditions ``0..upto[i]`` in row ``i`` (the
+    stages reached so far and the one under way): a later stage's distance can be measured
+    against a target location that only shows that stage's goal once it is under way.
+    """
     total = np.zeros(np.shape(states)[0])
-    for condition in conditions:
-        total += np.maximum(condition_distance(states, condition) - condition["threshold"], 0.0)
+    for index, condition in enumerate(conditions):
+        beyond = np.maximum(condition_distance(states, condition) - condition["threshold"], 0.0)
+        total += beyond if upto is None else np.where(index <= upto, beyond, 0.0)
     return total

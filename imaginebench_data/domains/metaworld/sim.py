@@ -1,6 +1,7 @@
 """The Meta-World simulator: metaworld v3 scenes behind the 91-number entity-slot state.
 
-One metaworld env per scene, built on first use (0.1-0.2 s each) and reused. Resets are
+One metaworld env per scene, built on first use (0.1-0.2 s each) and reused; the
+locked-door scene is this package's (locked_door.py), the others are metaworld's. Resets are
 seeded: ``reset_scene(task, rng)`` draws a seed from ``rng`` and resets the scene with a
 fresh random goal and object placement from it (``seeded_rand_vec``), so a recipe seed fixes
 every episode.
@@ -27,7 +28,7 @@ import mujoco
 import numpy as np
 
 from ...core.task import Task
-from .layout import OPENING, SLOT_START, STATE_DIM, TARGET, pose_slot, position
+from .layout import OPENING, SLOT_START, STATE_DIM, TARGET, pose_slot
 from .predicates import stage
 from .scenes import SCENES, Scene
 
@@ -39,9 +40,14 @@ REBUILD_SETTLE_STEPS = 15  # env steps that drive the hand to a rebuilt gripper 
 def _make_env(name: str):
     from metaworld.env_dict import ALL_V3_ENVIRONMENTS_GOAL_OBSERVABLE
 
+    from .locked_door import ENV_NAME, SawyerLockedDoorEnvV3
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        env = ALL_V3_ENVIRONMENTS_GOAL_OBSERVABLE[f"{name}-goal-observable"](seed=0)
+        if name == ENV_NAME:
+            env = SawyerLockedDoorEnvV3(seed=0)
+        else:
+            env = ALL_V3_ENVIRONMENTS_GOAL_OBSERVABLE[f"{name}-goal-observable"](seed=0)
     env._freeze_rand_vec = False
     env.seeded_rand_vec = True
     return env
@@ -115,7 +121,7 @@ class MetaWorldSimulator:
             done = int(stage(state[None], scene_conditions(self.task))[0])
             if done >= 1:
                 offset = scene.staged_targets[min(done, len(scene.staged_targets)) - 1]
-                state[TARGET] = position(state, "coffee") + np.asarray(offset)
+                state[TARGET] = data.body(scene.staged_origin).xpos + np.asarray(offset)
         return state.astype(np.float32)
 
     # --- stepping ---------------------------------------------------------------------------
