@@ -15,13 +15,14 @@ from ..envs import make_env
 COLUMNS = ("task_id", "episodes", "successes", "success_rate", "mean_return", "mean_length")
 
 
-def _env_action(action: Any, discrete: bool) -> Any:
-    """A policy's output (int, numpy or torch) as the env's action type."""
+def _env_action(action: Any, space: Any, discrete: bool) -> Any:
+    """A policy's output (int, numpy or torch) as the env's action type; continuous actions are
+    clipped into the Box (a regression policy such as BC may overshoot its bounds)."""
     if hasattr(action, "detach"):
         action = action.detach().cpu().numpy()
     if discrete:
         return int(np.asarray(action).reshape(()))
-    return np.asarray(action, dtype=np.float32)
+    return np.clip(np.asarray(action, dtype=np.float32), space.low, space.high)
 
 
 def evaluate(policy: Callable[[dict[str, Any]], Any], domain: str = "clevr", level: str = "train",
@@ -57,7 +58,8 @@ def evaluate(policy: Callable[[dict[str, Any]], Any], domain: str = "clevr", lev
             total, length, success = 0.0, 0, False
             done = False
             while not done:
-                obs, reward, terminated, truncated, info = env.step(_env_action(policy(obs), discrete))
+                action = _env_action(policy(obs), env.action_space, discrete)
+                obs, reward, terminated, truncated, info = env.step(action)
                 total += float(reward)
                 length += 1
                 success = bool(info.get("success", False))

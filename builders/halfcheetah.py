@@ -1,0 +1,51 @@
+"""Recipes of the HalfCheetah datasets (none is built by `make demo`: pass the id explicitly).
+
+- ``halfcheetah-train-real``: expert (CEM planner) rollouts of the 4 training tasks (run and
+  jump, forward and backward), training phrasings.
+- ``halfcheetah-{rephrase,easy,hard}-real``: the oracle, expert rollouts of each level's tasks
+  (rephrase: the 4 training goals with unseen phrasings; easy: run forward / backward fast;
+  hard: forward-then-backward, backward-then-forward, jump-in-place).
+- ``halfcheetah-{rephrase,easy,hard}-imaginary``: rollouts imagined by a language model
+  grounded on ``halfcheetah-train-real``, sharing their oracle's seed (same task, phrasing
+  and real start state per episode).
+
+Demo scale: 40 episodes per task (the four real sets, 30,845 steps, build in 7 to 10
+minutes on one core: the planner takes about 12 ms per step). Paper scale: 1,000 per task
+for train-real and 200 per task for the other levels (the original does not state its
+sizes): about 300,000 steps, some 70 minutes per core.
+
+Run one with ``imaginebench build imaginebench/halfcheetah-train-real-v0 --scale demo --workers 1``.
+"""
+
+from imaginebench_data.build.recipe import Recipe, imagined_twin
+
+# level: (tasks, seed)
+LEVELS = {"train": (4, 21000), "rephrase": (4, 22000), "easy": (2, 23000), "hard": (3, 24000)}
+DEMO_PER_TASK = 40
+PAPER_PER_TASK = {"train": 1000, "rephrase": 200, "easy": 200, "hard": 200}
+DESCRIPTIONS = {
+    "train": "the 4 training tasks (run and jump a step, forward and backward; training phrasings)",
+    "rephrase": "the 4 training tasks with rephrase-only phrasings",
+    "easy": "the 2 easy tasks (run forward / backward fast)",
+    "hard": "the 3 hard tasks (forward then backward, backward then forward, jump in place)",
+}
+
+
+def _episodes(level: str) -> dict[str, int]:
+    tasks = LEVELS[level][0]
+    return {"demo": DEMO_PER_TASK * tasks, "paper": PAPER_PER_TASK[level] * tasks}
+
+
+RECIPES = [
+    Recipe(
+        f"imaginebench/halfcheetah-{level}-real-v0",
+        episodes=_episodes(level),
+        seed=seed,
+        default=False,
+        description=("HalfCheetah expert rollouts of " if level == "train" else
+                     "Oracle: HalfCheetah expert rollouts of ") + DESCRIPTIONS[level] + ".",
+    )
+    for level, (_, seed) in LEVELS.items()
+]
+
+RECIPES += [imagined_twin(recipe) for recipe in RECIPES if recipe.level != "train"]

@@ -1,0 +1,47 @@
+"""Recipes of the LIBERO datasets (none is built by `make demo`: pass the id explicitly).
+
+- ``libero-train-real``: expert rollouts of the 6 training tasks (pick and place of the
+  alphabet soup, cream cheese and salad dressing), training phrasings.
+- ``libero-{rephrase,easy,hard}-real``: the oracle: expert rollouts of each level's tasks
+  (rephrase: the 6 training goals with unseen phrasings; easy: 12 tasks, pick-and-place,
+  place next to another item, reach; hard: 13 tasks, sequential, aside, all, out of the
+  basket).
+- ``libero-{rephrase,easy,hard}-imaginary``: rollouts imagined by a language model grounded
+  on ``libero-train-real``, sharing their oracle's seed (same task, phrasing and real start
+  state per episode).
+
+LIBERO steps at about 100 actions per second on one core and every real transition is
+re-simulated once by the checkers, so sizes are small. Demo scale: 30 episodes per training
+task (180), 8 per rephrase and easy task (48, 96), 5 per hard task (65); about 15 minutes
+for the four real sets on one core. Paper scale: the original's LIBERO files do not state
+their size; 1,000 per training task (6,000) and 200 per task for the other levels (about
+10 and 5-20 core-hours).
+
+Run one with ``imaginebench build imaginebench/libero-train-real-v0 --scale demo --workers 1``.
+"""
+
+from imaginebench_data.build.recipe import Recipe, imagined_twin
+
+# level: (tasks, seed, demo episodes per task, paper episodes per task)
+LEVELS = {"train": (6, 15000, 30, 1000), "rephrase": (6, 16000, 8, 200), "easy": (12, 17000, 8, 200),
+          "hard": (13, 18000, 5, 200)}
+DESCRIPTIONS = {
+    "train": "the 6 training tasks (pick, place; training phrasings)",
+    "rephrase": "the 6 training tasks with rephrase-only phrasings",
+    "easy": "the 12 easy tasks (pick-and-place, place next to another item, reach)",
+    "hard": "the 13 hard tasks (sequential, aside, all, out of the basket)",
+}
+
+RECIPES = [
+    Recipe(
+        f"imaginebench/libero-{level}-real-v0",
+        episodes={"demo": tasks * demo, "paper": tasks * paper},
+        seed=seed,
+        default=False,
+        description=("LIBERO expert rollouts of " if level == "train" else
+                     "Oracle: LIBERO expert rollouts of ") + DESCRIPTIONS[level] + ".",
+    )
+    for level, (tasks, seed, demo, paper) in LEVELS.items()
+]
+
+RECIPES += [imagined_twin(recipe) for recipe in RECIPES if recipe.level != "train"]

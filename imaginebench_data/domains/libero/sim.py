@@ -1,0 +1,199 @@
+"""The LIBERO simulator: one robosuite/LIBERO floor scene behind the 44-number state.
+
+The scene (``scene.bddl``) is built once per process (``ControlEnv`` construction and its
+first reset take about 4 s each) and reused: every later reset restores a saved settled
+state and places the items itself, never reloading the model. The Panda is driven by
+robosuite's OSC_POSE controller at 20 Hz (25 MuJoCo steps of 2 ms per action).
+
+The dataset state is an observation. The full simulator state (``get_sim_state``,
+``SIM_STATE_DIM`` float64 numbers) is::
+
+    [mujoco integration state (mj_getState, mjSTATE_INTEGRATION: time, qpos, qvel, act,
+     warm start, ctrl, ...) | gripper command ramp (2) | OSC goal orientation (3 x 3)]
+
+The last two are controller memory outside MuJoCo: the Panda gripper ramps its command by
+0.01 per substep, and OSC keeps its previous goal orientation when an action's rotation is
+exactly zero. Restoring all three and applying the same action reproduces a live step
+bit for bit (``step_from_sim_state``).
+
+From a 44-number state alone (``step_from_observation``, imaginary data) the scene is
+rebuilt approximately: joint angles, fingers and item poses are written into the model,
+velocities are zero, the OSC goal orientation is the current hand orientation and the
+gripper ramp is saturated towards the stored finger opening; one step is simulated and the
+prediction is the stored state plus the simulated change.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+from ...core.task import Task
+from .expert import prepare_start
+from .layout import (
+    EEF,
+    EEF_QUAT,
+    ENTITIES,
+    FINGERS,
+    JOINTS,
+    REST_HEIGHT,
+    SLOT_START,
+    START_REGIONS,
+    STATE_DIM,
+    position,
+    wxyz_to_xyzw,
+    xyzw_to_wxyz,
+)
+
+BDDL = Path(__file__).with_name("scene.bddl")
+INTEGRATION = mujoco.mjtState.mjSTATE_INTEGRATION
+SIM_STATE_DIM = 300  # 284 MuJoCo + 2 gripper ramp + 9 OSC goal orientation, zero padded
+SETTLE_STEPS = 5  # zero actions after placing the items, as the original's reset
+PLACEMENT_CLEARANCE = 0.002  # items are placed this far above their rest height
+OPEN_FINGER = 0.02  # finger position (m) above which a rebuilt gripper counts as open
+
+
+def make_control_env():
+    """A LIBERO ``ControlEnv`` of the floor scene: no renderer, no cameras, no time limit."""
+    # robosuite warns at import that it has no private macro file; nothing to act on here.
+    logging.getLogger("robosuite_logs").setLevel(logging.ERROR)
+    from libero.libero.envs.env_wrapper import ControlEnv
+
+    env = ControlEnv(bddl_file_name=str(BDDL), has_renderer=False, has_offscreen_renderer=False,
+                     use_camera_obs=False, ignore_done=True, horizon=10**9)
+    env.reset()
+    return env
+
+
+class LiberoSimulator:
+    """The live floor scene; see the module docstring. States are ``(44,)`` float32."""
+
+    def __init__(self) -> None:
+        self.env = make_control_env()
+        self.robosuite = self.env.env
+        self.robot = self.robosuite.robots[0]
+        self.model = self.env.sim.model._model
+        self.data = self.env.sim.data._data
+        self.task: Task | None = None
+        m = self.model
+        self._eef_site = m.site("gripper0_grip_site").id
+        self._hand = m.body(self.robot.robot_model.eef_name).id
+        self._bodies = {name: m.body(f"{name}_1_main").id for name in ENTITIES}
+        self._free = {name: m.jnt_qposadr[m.joint(f"{name}_1_joint0").id] for name in ENTITIES}
+        self._free_vel = {name: m.jnt_dofadr[m.joint(f"{name}_1_joint0").id] for name in ENTITIES}
+        self._arm = m.jnt_qposadr[[m.joint(f"robot0_joint{i}").id for i in range(1, 8)]]
+        self._fingers = m.jnt_qposadr[[m.joint(f"gripper0_finger_joint{i}").id for i in (1, 2)]]
+        for _ in range(40):  # let the items the LIBERO reset dropped come to rest
+            self.robosuite.step(np.zeros(7))
+        self._settled = self.get_sim_state()
+        self._item_quat = {name: self.data.xquat[self._bodies[name]].copy() for name in ENTITIES}
+
+    # --- the 44 numbers ---------------------------------------------------------------------
+    def state(self) -> np.ndarray:
+        d = self.data
+        state = np.empty(STATE_DIM)
+        state[JOINTS] = d.qpos[self._arm]
+        state[EEF] = d.site_xpos[self._eef_site]
+        state[EEF_QUAT] = wxyz_to_xyzw(d.xquat[self._hand])
+        state[FINGERS] = d.qpos[self._fingers]
+        for name in ENTITIES:
+            start = SLOT_START[name]
+            state[start:start + 3] = d.xpos[self._bodies[name]]
+            state[start + 3:start + 7] = wxyz_to_xyzw(d.xquat[self._bodies[name]])
+        return state.astype(np.float32)
+
+    # --- full simulator state ---------------------------------------------------------------
+    def get_sim_state(self) -> np.ndarray:
+        physics = np.empty(mujoco.mj_stateSize(self.model, INTEGRATION))
+        mujoco.mj_getState(self.model, self.data, physics, INTEGRATION)
+        full = np.concatenate([physics, self.robot.gripper.current_action,
+                               np.asarray(self.robot.controller.goal_ori).ravel()])
+        if len(full) > SIM_STATE_DIM:
+            raise ValueError(f"the LIBERO scene has a {len(full)}-number state (this MuJoCo's integration "
+                             f"state is {len(physics)}); SIM_STATE_DIM is {SIM_STATE_DIM}")
+        return np.concatenate([full, np.zeros(SIM_STATE_DIM - len(full))])
+
+    def set_sim_state(self, sim_state: np.ndarray) -> None:
+        sim_state = np.asarray(sim_state, np.float64)
+        size = mujoco.mj_stateSize(self.model, INTEGRATION)
+        mujoco.mj_setState(self.model, self.data, sim_state[:size], INTEGRATION)
+        self.robot.gripper.current_action = sim_state[size:size + 2].copy()
+        self.robot.controller.goal_ori = sim_state[size + 2:size + 11].reshape(3, 3).copy()
+        self.robot.controller.new_update = True
+        mujoco.mj_forward(self.model, self.data)
+
+    # --- stepping ---------------------------------------------------------------------------
+    def step(self, action) -> np.ndarray:
+        """Continue the live scene by one action (clipped to [-1, 1]); exact."""
+        self.robosuite.step(np.clip(np.asarray(action, np.float64), -1.0, 1.0))
+        return self.state()
+
+    def place(self, name: str, xyz: np.ndarray, quat_wxyz: np.ndarray | None = None) -> None:
+        """Teleport item ``name`` (at rest) to ``xyz``."""
+        adr, dof = self._free[name], self._free_vel[name]
+        self.data.qpos[adr:adr + 3] = xyz
+        self.data.qpos[adr + 3:adr + 7] = self._item_quat[name] if quat_wxyz is None else quat_wxyz
+        self.data.qvel[dof:dof + 6] = 0.0
+        mujoco.mj_forward(self.model, self.data)
+
+    def reset_scene(self, task: Task, rng: np.random.Generator) -> np.ndarray:
+        """A fresh scene for ``task``: the arm at its home pose, every item (and the basket)
+        uniformly in its start region, then the task's preparation (``task.goal["start"]``:
+        "home", "held" = the item already grasped and lifted by the expert's own pick, or
+        "in_basket" = the item dropped into the basket). Redrawn while the task is solved."""
+        self.task = task
+        noop = np.zeros((1, 7), np.float32)
+        while True:
+            self.set_sim_state(self._settled)
+            for name in ENTITIES:
+                x0, y0, x1, y1 = START_REGIONS[name]
+                xy = rng.uniform((x0, y0), (x1, y1))
+                self.place(name, np.array([*xy, REST_HEIGHT[name] + PLACEMENT_CLEARANCE]))
+            for _ in range(SETTLE_STEPS):
+                state = self.step(np.zeros(7))
+            state = prepare_start(self, task, state, rng)
+            if not task.success(state[None], noop, state[None])[0]:
+                return state
+
+    def random_state(self, rng: np.random.Generator) -> np.ndarray:
+        if self.task is None:
+            raise RuntimeError("LIBERO random_state needs a task: call reset_scene(task, rng) first")
+        return self.reset_scene(self.task, rng)
+
+    def step_from_sim_state(self, task: Task, sim_state: np.ndarray, action) -> np.ndarray:
+        """Exact re-simulation of a stored real step."""
+        self.set_sim_state(sim_state)
+        return self.step(action)
+
+    def rebuild(self, state: np.ndarray) -> np.ndarray:
+        """Write a 44-number state into the scene (see the module docstring); returns the
+        state the simulator now observes (joint limits and the basket's pose are kept)."""
+        state = np.asarray(state, np.float64)
+        self.set_sim_state(self._settled)
+        d = self.data
+        d.qpos[self._arm] = state[JOINTS]
+        d.qpos[self._fingers] = state[FINGERS]
+        for name in ENTITIES:
+            quat = xyzw_to_wxyz(state[SLOT_START[name] + 3:SLOT_START[name] + 7])
+            norm = np.linalg.norm(quat)
+            self.place(name, position(state, name), quat / norm if norm > 1e-6 else None)
+        d.qvel[:] = 0.0
+        mujoco.mj_forward(self.model, self.data)
+        closed = (state[14] - state[15]) / 2 < OPEN_FINGER
+        # the ramp's closed end is (-1, 1): finger 1 commanded to 0, finger 2 to 0
+        self.robot.gripper.current_action = np.array([-1.0, 1.0]) if closed else np.array([1.0, -1.0])
+        self.robot.controller.goal_ori = d.site_xmat[self._eef_site].reshape(3, 3).copy()
+        self.robot.controller.new_update = True
+        return self.state()
+
+    def step_from_observation(self, task: Task, state: np.ndarray, action) -> np.ndarray:
+        """Approximate re-simulation from a 44-number state (see the module docstring)."""
+        rebuilt = self.rebuild(state).astype(np.float64)
+        predicted = self.step(action).astype(np.float64)
+        return (np.asarray(state, np.float64) + (predicted - rebuilt)).astype(np.float32)
+
+    def step_from(self, state: np.ndarray, action) -> np.ndarray:
+        return self.step_from_observation(self.task, state, action)

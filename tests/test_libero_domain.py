@@ -1,0 +1,202 @@
+"""LIBERO: predicates on hand-built states, checkers on corrupted rollouts, expert, env.
+
+One LIBERO scene is built for the whole module (about 8 s): the eval env's simulator.
+"""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from imaginebench_data import get_domain
+from imaginebench_data.build.rollout import expert_episode
+from imaginebench_data.domains.libero.layout import REST_HEIGHT, SLOT_START, STATE_DIM, region_centre
+from imaginebench_data.envs import make_env
+from imaginebench_data.quality.checkers import annotate
+
+LB = get_domain("libero")
+KIND_BIT = {kind: 1 << i for i, kind in enumerate(LB.illegal_kinds)}
+NOOP = np.zeros((1, 7), np.float32)
+BASKET = np.array([0.0, 0.26, -0.0046])
+
+
+def scene(eef=(-0.15, 0.0, 0.26), **items) -> np.ndarray:
+    """A (44,) state: the arm at home, every item at rest in the centre of its start region,
+    the basket at BASKET, unit quaternions; ``items`` moves some, e.g. scene(cream_cheese=(x, y, z))."""
+    s = np.zeros(STATE_DIM, np.float32)
+    s[0:7] = (0, -0.161, 0, -2.445, 0, 2.227, 0.785)
+    s[7:10] = eef
+    s[10:14] = (1, 0, 0, 0)
+    s[14:16] = (0.02, -0.02)
+    for name in ("alphabet_soup", "cream_cheese", "salad_dressing", "basket"):
+        start = SLOT_START[name]
+        xyz = BASKET if name == "basket" else (*region_centre(name), REST_HEIGHT[name])
+        s[start:start + 3] = items.get(name, xyz)
+        s[start + 3:start + 7] = (0, 0, 0, 1)
+    return s
+
+
+def holds(level, task_id, s) -> bool:
+    return bool(LB.task(level, task_id).success(s[None], NOOP, s[None])[0])
+
+
+def in_basket(dx=0.0, dz=0.05):
+    return BASKET + (dx, 0.0, dz)
+
+
+@pytest.mark.parametrize("level, task_id, good, bad", [
+    # pick: within 5 cm of the hand and lifted 2 cm
+    ("train", "pick-cream_cheese", dict(eef=(0, 0, 0.04), cream_cheese=(0, 0.0, 0.035)),
+     dict(eef=(0, 0, 0.04), cream_cheese=(0, 0.0, 0.025))),
+    ("rephrase", "pick-alphabet_soup", dict(eef=(0, 0, 0.1), alphabet_soup=(0, 0.045, 0.1)),
+     dict(eef=(0, 0, 0.1), alphabet_soup=(0, 0.055, 0.1))),
+    # place: xy < 0.14 and |dz| < 0.155 (salad dressing 0.22)
+    ("train", "place-alphabet_soup", dict(alphabet_soup=in_basket(0.13)),
+     dict(alphabet_soup=in_basket(0.15))),
+    ("train", "place-alphabet_soup", dict(alphabet_soup=in_basket(0.0, 0.15)),
+     dict(alphabet_soup=in_basket(0.0, 0.16))),
+    ("train", "place-salad_dressing", dict(salad_dressing=in_basket(0.0, 0.21)),
+     dict(salad_dressing=in_basket(0.0, 0.23))),
+    ("easy", "reach-salad_dressing", dict(eef=(0.05, -0.1, 0.12)), dict(eef=(0.05, -0.1, 0.13))),
+    # next to: xy < 0.10 and |dz| < 0.22
+    ("easy", "pick-alphabet_soup-place-to-cream_cheese",
+     dict(alphabet_soup=(-0.15 + 0.09, 0.06, 0.04)), dict(alphabet_soup=(-0.15 + 0.11, 0.06, 0.04))),
+    # aside: > 0.10 from its start region's centre, on the floor, clear of the basket
+    ("hard", "aside-alphabet_soup", dict(alphabet_soup=(-0.12 + 0.11, -0.24, 0.04)),
+     dict(alphabet_soup=(-0.12 + 0.09, -0.24, 0.04))),
+    ("hard", "aside-alphabet_soup", dict(alphabet_soup=(-0.12 + 0.11, -0.24, 0.05)),
+     dict(alphabet_soup=(-0.12 + 0.11, -0.24, 0.07))),
+    # out of the basket: 3-D distance > 0.45
+    ("hard", "out-of-cream_cheese", dict(cream_cheese=BASKET + (0, -0.46, 0)),
+     dict(cream_cheese=BASKET + (0, -0.44, 0))),
+])
+def test_predicates_on_hand_built_states(level, task_id, good, bad):
+    assert holds(level, task_id, scene(**good))
+    assert not holds(level, task_id, scene(**bad))
+
+
+def test_all_checks_the_salad_dressing_too():
+    two = dict(alphabet_soup=in_basket(-0.03), cream_cheese=in_basket(0.03))
+    assert not holds("hard", "all", scene(**two))  # the original read the cream cheese twice
+    assert holds("hard", "all", scene(**two, salad_dressing=in_basket(0.0, 0.08)))
+    assert holds("hard", "sequential-alphabet_soup-cream_cheese", scene(**two))
+    assert not holds("hard", "sequential-alphabet_soup-salad_dressing", scene(**two))
+
+
+def test_non_finite_state_never_succeeds():
+    s = scene(alphabet_soup=in_basket())
+    s[0] = np.nan
+    assert not holds("train", "place-alphabet_soup", s)
+
+
+def test_reward_is_twenty_times_progress_plus_success_bonus():
+    task = LB.task("train", "place-alphabet_soup")
+    far, near = scene(alphabet_soup=BASKET + (0.3, 0, 0.05)), scene(alphabet_soup=BASKET + (0.1, 0, 0.05))
+    assert task.step_reward(far, NOOP[0], near) == pytest.approx(20 * (0.3 - 0.14) + 1, abs=1e-4)
+
+
+def test_levels_have_the_reference_task_counts():
+    assert [len(LB.tasks(level)) for level in ("train", "rephrase", "easy", "hard")] == [6, 6, 12, 13]
+    train = {p for t in LB.tasks("train") for p in t.phrasings}
+    assert not train & {p for t in LB.tasks("rephrase") for p in t.phrasings}
+
+
+@pytest.fixture(scope="module")
+def env():
+    env = make_env("libero", level="easy")
+    yield env
+    env.close()
+
+
+@pytest.fixture(scope="module")
+def clean(env):
+    sim = env.unwrapped.sim
+    episode = expert_episode(LB, "easy", index=10, recipe_seed=11, sim=sim)  # reach-cream_cheese
+    return annotate(LB, episode, sim)
+
+
+def corrupt(episode, sim, t, new_state, keep_sim_states=True):
+    copy = dataclasses.replace(episode, states=episode.states.copy(), infos={},
+                               sim_states=episode.sim_states if keep_sim_states else None)
+    copy.states[t] = new_state
+    return annotate(LB, copy, sim)
+
+
+def test_real_rollout_resimulates_exactly_from_stored_sim_state(clean):
+    assert clean.task_id == "reach-cream_cheese" and clean.terminations[-1]
+    assert clean.infos["sim_state"].shape == (len(clean) + 1, LB.sim_state_dim)
+    assert clean.infos["legal"].all() and clean.infos["transition_ok"].all()
+    assert clean.infos["transition_error"].max() < 1e-5
+
+
+def test_tampered_next_state_is_a_transition_error(clean, env):
+    t = 5
+    bad_state = clean.states[t].copy()
+    bad_state[SLOT_START["salad_dressing"] + 1] += 0.1  # the bottle jumps 10 cm
+    bad = corrupt(clean, env.unwrapped.sim, t, bad_state)
+    assert not bad.infos["transition_ok"][t]
+    assert bad.infos["transition_error"][t] == pytest.approx(0.1, abs=0.01)
+
+
+SOUP = SLOT_START["alphabet_soup"]
+
+
+def soup_near(entity, offset):
+    """An edit putting the alphabet soup at ``entity``'s position plus ``offset``."""
+    start = SLOT_START[entity]
+    return lambda s: s.__setitem__(slice(SOUP, SOUP + 3), s[start:start + 3] + np.array(offset, np.float32))
+
+
+@pytest.mark.parametrize("kind, edit", [
+    ("out_of_workspace", lambda s: s.__setitem__(SOUP + 2, -0.1)),
+    ("out_of_workspace", lambda s: s.__setitem__(slice(7, 10), (1.0, 0.0, 0.3))),
+    ("interpenetration", soup_near("salad_dressing", (0.03, 0, 0))),  # centres 3 cm apart
+    ("interpenetration", soup_near("basket", (0, 0, 0.02))),  # sunk into the basket's floor
+    ("joint_out_of_range", lambda s: s.__setitem__(3, 0.3)),
+    ("bad_quaternion", lambda s: s.__setitem__(slice(SOUP + 3, SOUP + 7), 2.0)),
+    ("non_finite", lambda s: s.__setitem__(SOUP, np.nan)),
+])
+def test_each_illegal_kind_fires(clean, env, kind, edit):
+    t = 3
+    bad_state = clean.states[t].copy()
+    edit(bad_state)
+    bad = corrupt(clean, env.unwrapped.sim, t, bad_state)
+    assert bad.infos["illegal_mask"][t] & KIND_BIT[kind]
+    assert np.flatnonzero(~bad.infos["legal"]).tolist() == [t]
+
+
+def test_items_resting_in_the_basket_are_legal():
+    floor = 0.022  # top of the basket's floor above its origin
+    s = scene(alphabet_soup=in_basket(-0.03, floor + 0.038), cream_cheese=in_basket(0.03, floor + 0.009))
+    assert not LB.illegal(s[None]).any()
+
+
+def test_rebuilt_resimulation_without_sim_state_is_close_at_rest(clean, env):
+    short = dataclasses.replace(clean, states=clean.states[:4], actions=clean.actions[:3],
+                                rewards=clean.rewards[:3], infos={}, sim_states=None)
+    checked = annotate(LB, short, env.unwrapped.sim)
+    assert "sim_state" not in checked.infos
+    errors = checked.infos["transition_error"]
+    assert np.isfinite(errors).all() and errors.max() < 0.05
+
+
+def test_env_contract_and_expert_through_the_env(env):
+    obs, info = env.reset(seed=0, options={"task": "reach-alphabet_soup"})
+    assert env.observation_space.contains(obs) and not info["success"]
+    inner = env.unwrapped
+    expert = LB.expert(inner.task, np.random.default_rng(0), inner.sim)
+    for _ in range(60):
+        obs, reward, terminated, truncated, info = env.step(expert.act(obs["state"]))
+        if terminated or truncated:
+            break
+    assert terminated and info["success"] and isinstance(reward, float)
+    ids = [env.reset()[1]["task_id"] for _ in range(2)]
+    assert ids == [t.id for t in LB.tasks("easy")[1:3]]  # the pinned reset counted as the first
+
+
+def test_place_starts_held_and_out_of_starts_in_the_basket(env):
+    sim, rng = env.unwrapped.sim, np.random.default_rng(5)
+    held = LB.reset_state(LB.task("train", "place-cream_cheese"), rng, sim)
+    assert holds("train", "pick-cream_cheese", held) and not holds("train", "place-cream_cheese", held)
+    inside = LB.reset_state(LB.task("hard", "out-of-salad_dressing"), rng, sim)
+    assert holds("train", "place-salad_dressing", inside) and not LB.illegal(inside[None]).any()
