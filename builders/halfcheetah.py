@@ -17,7 +17,7 @@ sizes): about 300,000 steps, some 70 minutes per core.
 Run one with ``imaginebench build imaginebench/halfcheetah-train-real-v0 --scale demo --workers 1``.
 """
 
-from imaginebench_data.build.recipe import Recipe, imagined_twin
+from imaginebench_data.build.recipe import level_recipes
 
 # level: (tasks, seed)
 LEVELS = {"train": (4, 21000), "rephrase": (4, 22000), "easy": (2, 23000), "hard": (3, 24000)}
@@ -31,21 +31,6 @@ DESCRIPTIONS = {
 }
 
 
-def _episodes(level: str) -> dict[str, int]:
-    tasks = LEVELS[level][0]
-    return {"demo": DEMO_PER_TASK * tasks, "paper": PAPER_PER_TASK[level] * tasks}
-
-
-RECIPES = [
-    Recipe(
-        f"imaginebench/halfcheetah-{level}-real-v0",
-        episodes=_episodes(level),
-        seed=seed,
-        default=False,
-        description=("HalfCheetah expert rollouts of " if level == "train" else
-                     "Oracle: HalfCheetah expert rollouts of ") + DESCRIPTIONS[level] + ".",
-    )
-    for level, (_, seed) in LEVELS.items()
-]
-
-RECIPES += [imagined_twin(recipe) for recipe in RECIPES if recipe.level != "train"]
+COUNTS = {level: (tasks, seed, DEMO_PER_TASK, PAPER_PER_TASK[level])
+          for level, (tasks, seed) in LEVELS.items()}
+RECIPES = level_recipes("halfcheetah", "HalfCheetah", COUNTS, DESCRIPTIONS)

@@ -20,7 +20,7 @@ their size; 1,000 per training task (6,000) and 200 per task for the other level
 Run one with ``imaginebench build imaginebench/libero-train-real-v0 --scale demo --workers 1``.
 """
 
-from imaginebench_data.build.recipe import Recipe, imagined_twin
+from imaginebench_data.build.recipe import level_recipes
 
 # level: (tasks, seed, demo episodes per task, paper episodes per task)
 LEVELS = {"train": (6, 15000, 30, 1000), "rephrase": (6, 16000, 8, 200), "easy": (12, 17000, 8, 200),
@@ -32,16 +32,4 @@ DESCRIPTIONS = {
     "hard": "the 13 hard tasks (sequential, aside, all, out of the basket)",
 }
 
-RECIPES = [
-    Recipe(
-        f"imaginebench/libero-{level}-real-v0",
-        episodes={"demo": tasks * demo, "paper": tasks * paper},
-        seed=seed,
-        default=False,
-        description=("LIBERO expert rollouts of " if level == "train" else
-                     "Oracle: LIBERO expert rollouts of ") + DESCRIPTIONS[level] + ".",
-    )
-    for level, (tasks, seed, demo, paper) in LEVELS.items()
-]
-
-RECIPES += [imagined_twin(recipe) for recipe in RECIPES if recipe.level != "train"]
+RECIPES = level_recipes("libero", "LIBERO", LEVELS, DESCRIPTIONS)

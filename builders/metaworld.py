@@ -14,7 +14,7 @@ for train-real (the original's 10,000 rollouts) and 200 per task for the other l
 Run one with ``imaginebench build imaginebench/metaworld-train-real-v0 --scale demo``.
 """
 
-from imaginebench_data.build.recipe import Recipe, imagined_twin
+from imaginebench_data.build.recipe import level_recipes
 
 # level: (tasks, seed)
 LEVELS = {"train": (10, 5000), "rephrase": (10, 6000), "easy": (8, 7000), "hard": (4, 8000)}
@@ -28,21 +28,6 @@ DESCRIPTIONS = {
 }
 
 
-def _episodes(level: str) -> dict[str, int]:
-    tasks = LEVELS[level][0]
-    return {"demo": DEMO_PER_TASK * tasks, "paper": PAPER_PER_TASK[level] * tasks}
-
-
-RECIPES = [
-    Recipe(
-        f"imaginebench/metaworld-{level}-real-v0",
-        episodes=_episodes(level),
-        seed=seed,
-        default=False,
-        description=("Meta-World expert rollouts of " if level == "train" else
-                     "Oracle: Meta-World expert rollouts of ") + DESCRIPTIONS[level] + ".",
-    )
-    for level, (_, seed) in LEVELS.items()
-]
-
-RECIPES += [imagined_twin(recipe) for recipe in RECIPES if recipe.level != "train"]
+COUNTS = {level: (tasks, seed, DEMO_PER_TASK, PAPER_PER_TASK[level])
+          for level, (tasks, seed) in LEVELS.items()}
+RECIPES = level_recipes("metaworld", "Meta-World", COUNTS, DESCRIPTIONS)

@@ -97,3 +97,18 @@ def imagined_twin(oracle: Recipe) -> Recipe:
     return replace(oracle, dataset_id=oracle.dataset_id.replace("-real-", "-imaginary-"), generator="imagine",
                    train_from=train, description=f"{parsed.domain} rollouts of the {parsed.level} level "
                    f"imagined by a language model grounded on {train} (KALM).")
+
+
+def level_recipes(domain: str, label: str, levels: dict[str, tuple[int, int, int, int]],
+                  descriptions: dict[str, str]) -> list[Recipe]:
+    """The real recipe of every level (``levels[level] = (tasks, seed, demo per task, paper per
+    task)``; "<label> expert rollouts of <description>.", "Oracle: ..." past train) and the
+    imagined twin of every oracle; none built by ``make demo``."""
+    real = [
+        Recipe(f"imaginebench/{domain}-{level}-real-v0",
+               episodes={"demo": tasks * demo, "paper": tasks * paper}, seed=seed, default=False,
+               description=("" if level == "train" else "Oracle: ") + f"{label} expert rollouts of "
+               + descriptions[level] + ".")
+        for level, (tasks, seed, demo, paper) in levels.items()
+    ]
+    return real + [imagined_twin(recipe) for recipe in real if recipe.level != "train"]
