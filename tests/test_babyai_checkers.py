@@ -1,9 +1,11 @@
 """BabyAI checkers on real expert rollouts and on corrupted copies; the expert on every level."""
 
-import dataclasses
+
+from functools import partial
 
 import numpy as np
 import pytest
+from checking import corrupted
 
 from imaginebench_data import get_domain
 from imaginebench_data.build.rollout import expert_episode
@@ -26,10 +28,7 @@ def clean(sim):
     return annotate(BABYAI, episode, sim)
 
 
-def corrupt(episode, sim, t, new_state):
-    copy = dataclasses.replace(episode, states=episode.states.copy(), infos={})
-    copy.states[t] = new_state
-    return annotate(BABYAI, copy, sim)
+corrupt = partial(corrupted, BABYAI)
 
 
 def kinds_of(state):

@@ -1,9 +1,11 @@
 """CLEVR checkers on real expert rollouts and on deliberately corrupted copies of them."""
 
-import dataclasses
+
+from functools import partial
 
 import numpy as np
 import pytest
+from checking import corrupted
 
 from imaginebench_data import get_domain
 from imaginebench_data.build.rollout import expert_episode
@@ -25,10 +27,7 @@ def clean(sim):
     return annotate(CLEVR, episode, sim)
 
 
-def corrupt(episode, sim, t, new_state):
-    copy = dataclasses.replace(episode, states=episode.states.copy(), infos={})
-    copy.states[t] = new_state
-    return annotate(CLEVR, copy, sim)
+corrupt = partial(corrupted, CLEVR)
 
 
 def test_real_rollout_is_clean(clean):

@@ -1,9 +1,9 @@
 """HalfCheetah: simulator and reset, checkers on corrupted rollouts, expert, eval env."""
 
-import dataclasses
 
 import numpy as np
 import pytest
+from checking import corrupted
 
 from imaginebench_data import get_domain
 from imaginebench_data.build.rollout import expert_episode
@@ -28,12 +28,11 @@ def clean(sim):
 
 
 def corrupt(episode, sim, t, edit, keep_sim_states=False):
-    """The episode with ``edit`` applied to state t, checked again (by default as data
-    without simulator states, like imaginary data)."""
-    copy = dataclasses.replace(episode, states=episode.states.copy(), infos={},
-                               sim_states=episode.sim_states if keep_sim_states else None)
-    edit(copy.states[t])
-    return annotate(HC, copy, sim)
+    """The episode with ``edit`` applied (in place) to a copy of state t, checked again (by
+    default as data without simulator states, like imaginary data)."""
+    state = episode.states[t].copy()
+    edit(state)
+    return corrupted(HC, episode, sim, t, state, keep_sim_states)
 
 
 def test_joint_ranges_are_the_models(sim):

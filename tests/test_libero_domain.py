@@ -4,9 +4,11 @@ One LIBERO scene is built for the whole module (about 8 s): the eval env's simul
 """
 
 import dataclasses
+from functools import partial
 
 import numpy as np
 import pytest
+from checking import corrupted
 
 from imaginebench_data import get_domain
 from imaginebench_data.build.rollout import expert_episode
@@ -115,11 +117,7 @@ def clean(env):
     return annotate(LB, episode, sim)
 
 
-def corrupt(episode, sim, t, new_state, keep_sim_states=True):
-    copy = dataclasses.replace(episode, states=episode.states.copy(), infos={},
-                               sim_states=episode.sim_states if keep_sim_states else None)
-    copy.states[t] = new_state
-    return annotate(LB, copy, sim)
+corrupt = partial(corrupted, LB)
 
 
 def test_real_rollout_resimulates_exactly_from_stored_sim_state(clean):

@@ -1,10 +1,12 @@
 """Meta-World: predicates on hand-built states, checkers on corrupted rollouts, expert, env."""
 
 import dataclasses
+from functools import partial
 
 import gymnasium as gym
 import numpy as np
 import pytest
+from checking import corrupted
 
 from imaginebench_data import get_domain
 from imaginebench_data.build.rollout import expert_episode
@@ -83,11 +85,7 @@ def clean(sim):
     return annotate(MW, expert_episode(MW, "train", index=1, recipe_seed=11, sim=sim), sim)
 
 
-def corrupt(episode, sim, t, new_state, keep_sim_states=True):
-    copy = dataclasses.replace(episode, states=episode.states.copy(), infos={},
-                               sim_states=episode.sim_states if keep_sim_states else None)
-    copy.states[t] = new_state
-    return annotate(MW, copy, sim)
+corrupt = partial(corrupted, MW)
 
 
 def test_real_rollout_resimulates_exactly_from_stored_sim_state(clean):
