@@ -9,7 +9,7 @@ d3rlpy = pytest.importorskip("d3rlpy")
 
 from imaginebench_data.adapters.d3rlpy import to_d3rlpy  # noqa: E402
 from imaginebench_data.baselines.compare import compare, write_results  # noqa: E402
-from imaginebench_data.baselines.offline import OfflineSettings, replay_buffer, train_offline  # noqa: E402
+from imaginebench_data.baselines.offline import OfflineSettings, mix, train_offline  # noqa: E402
 from imaginebench_data.build.pipeline import build  # noqa: E402
 from imaginebench_data.envs import make_env  # noqa: E402
 
@@ -42,7 +42,7 @@ def instruction_ids(dataset_id, encoder):
 
 def test_mixed_batches_hold_exactly_half_of_each_source(clevr_sets):
     encoder = TextIds()
-    buffer = replay_buffer({TRAIN: 0.5, EASY: 0.5}, encoder=encoder)
+    buffer = mix([to_d3rlpy(TRAIN, encoder=encoder), to_d3rlpy(EASY, encoder=encoder)], [0.5, 0.5])
     train_ids, easy_ids = instruction_ids(TRAIN, encoder), instruction_ids(EASY, encoder)
     assert train_ids and easy_ids and not train_ids & easy_ids
     for _ in range(3):

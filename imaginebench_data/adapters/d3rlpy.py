@@ -12,6 +12,7 @@ d3rlpy pins gymnasium 1.0.0, so it lives in its own environment (``make test`` b
 
 from __future__ import annotations
 
+from ..domains import get_domain
 from ..loader.encoders import DEFAULT_ENCODER
 from ..loader.transitions import Transitions, load
 from .d4rl import to_d4rl
@@ -23,15 +24,13 @@ def to_d3rlpy(source: str | Transitions, encoder=DEFAULT_ENCODER):
 
     transitions = load(source) if isinstance(source, str) else source
     data = to_d4rl(transitions, encoder=encoder)
-    discrete = data["actions"].ndim == 1
-    if discrete:
-        from ..domains import get_domain
-
-        action_size = int(get_domain(transitions.card["domain"]).action_space.n)
-        actions = data["actions"][:, None]
+    domain = get_domain(transitions.card["domain"])
+    if domain.discrete:
+        action_size, actions = int(domain.action_space.n), data["actions"][:, None]
     else:
-        action_size, actions = int(data["actions"].shape[1]), data["actions"]
-    space = d3rlpy.constants.ActionSpace.DISCRETE if discrete else d3rlpy.constants.ActionSpace.CONTINUOUS
+        action_size, actions = int(domain.action_space.shape[0]), data["actions"]
+    spaces = d3rlpy.constants.ActionSpace
+    space = spaces.DISCRETE if domain.discrete else spaces.CONTINUOUS
     return d3rlpy.dataset.MDPDataset(
         observations=data["observations"], actions=actions, rewards=data["rewards"][:, None],
         terminals=data["terminals"].astype("float32"), timeouts=data["timeouts"].astype("float32"),

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..adapters.d3rlpy import to_d3rlpy
 from ..domains import get_domain
 from ..loader.encoders import DEFAULT_ENCODER, get_encoder
 from ..loader.transitions import load
@@ -54,19 +55,15 @@ def algorithm_config(algo: str, domain: str):
     return getattr(import_d3rlpy().algos, name), discrete
 
 
-def replay_buffer(sources: dict[str, float], encoder=DEFAULT_ENCODER):
-    """A d3rlpy buffer over one dataset, or two mixed in every batch by their ratios."""
-    from ..adapters.d3rlpy import to_d3rlpy
-
-    d3rlpy = import_d3rlpy()
-    if not 1 <= len(sources) <= 2:
-        raise ValueError(f"a regime mixes one or two datasets, got {len(sources)}: {list(sources)}")
-    datasets = [to_d3rlpy(load(dataset_id), encoder=encoder) for dataset_id in sources]
+def mix(datasets: list, ratios: list[float]):
+    """One d3rlpy dataset as it is, or two mixed in every batch by ``ratios``."""
+    if not 1 <= len(datasets) == len(ratios) <= 2:
+        raise ValueError(f"a regime mixes one or two datasets with one ratio each, got {len(datasets)} "
+                         f"datasets and ratios {ratios}")
     if len(datasets) == 1:
         return datasets[0]
-    ratios = list(sources.values())
-    return d3rlpy.dataset.MixedReplayBuffer(datasets[0], datasets[1],
-                                            secondary_mix_ratio=ratios[1] / sum(ratios))
+    return import_d3rlpy().dataset.MixedReplayBuffer(datasets[0], datasets[1],
+                                                     secondary_mix_ratio=ratios[1] / sum(ratios))
 
 
 def quiet_d3rlpy() -> None:
@@ -91,16 +88,16 @@ def train_offline(algo: str, sources: dict[str, float], settings: OfflineSetting
     domain = load(next(iter(sources))).card["domain"]
     config_class, discrete = algorithm_config(algo, domain)
     encoder = get_encoder(encoder)
-    buffer = replay_buffer(sources, encoder)
-    first = buffer if len(sources) == 1 else buffer._primary_replay_buffer
-    observations = np.concatenate([episode.observations for episode in first.episodes])
+    datasets = [to_d3rlpy(load(dataset_id), encoder=encoder) for dataset_id in sources]
+    buffer = mix(datasets, list(sources.values()))
+    observations = np.concatenate([episode.observations for episode in datasets[0].episodes])
     scaler = d3rlpy.preprocessing.StandardObservationScaler(
         mean=observations.mean(0), std=observations.std(0) + 1e-3)
     d3rlpy.seed(settings.seed)
     algorithm = config_class(batch_size=settings.batch_size, observation_scaler=scaler).create(device="cpu:0")
     # built from the first source: d3rlpy's fitter would sample one transition of the mixed
     # buffer to size the networks, which MixedReplayBuffer does not support
-    algorithm.build_with_dataset(first)
+    algorithm.build_with_dataset(datasets[0])
     losses = []
     per_epoch = min(100, settings.steps)
     for _, metrics in algorithm.fitter(buffer, n_steps=settings.steps, n_steps_per_epoch=per_epoch,

@@ -49,7 +49,7 @@ def evaluate(policy: Callable[[dict[str, Any]], Any], domain: str = "clevr", lev
         warnings.warn(f"{n_episodes} episodes is not a multiple of the {len(tasks)} tasks of {domain} "
                       f"level {level!r}: some tasks are played once more than others", stacklevel=2)
     env = make_env(domain, level)
-    discrete = env.action_space.shape == () and np.issubdtype(env.action_space.dtype, np.integer)
+    discrete = get_domain(domain).discrete
     stats = {t.id: {"episodes": 0, "successes": 0, "returns": [], "lengths": []} for t in tasks}
     try:
         for k in tqdm(range(n_episodes), desc=f"evaluate {domain}/{level}", disable=not progress):
