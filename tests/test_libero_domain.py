@@ -127,6 +127,19 @@ def test_real_rollout_resimulates_exactly_from_stored_sim_state(clean):
     assert clean.infos["transition_error"].max() < 1e-5
 
 
+def test_episodes_do_not_depend_on_the_global_random_stream(clean):
+    """robosuite places the scene's items from NumPy's global stream: a simulator built after
+    other draws must still roll out the same episode bit for bit, and leave the stream as it was."""
+    np.random.seed(123)
+    np.random.random(50)
+    before = np.random.get_state()[1].copy()
+    other = LB.simulator()
+    assert np.array_equal(np.random.get_state()[1], before)
+    again = expert_episode(LB, "easy", index=10, recipe_seed=11, sim=other)
+    assert again.states.shape == clean.states.shape
+    assert np.array_equal(again.states, clean.states) and np.array_equal(again.rewards, clean.rewards)
+
+
 def test_tampered_next_state_is_a_transition_error(clean, env):
     t = 5
     bad_state = clean.states[t].copy()

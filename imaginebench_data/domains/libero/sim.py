@@ -25,6 +25,7 @@ prediction is the stored state plus the simulated change.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from pathlib import Path
 
@@ -54,6 +55,23 @@ SIM_STATE_DIM = 300  # 284 MuJoCo + 2 gripper ramp + 9 OSC goal orientation, zer
 SETTLE_STEPS = 5  # zero actions after placing the items, as the original's reset
 PLACEMENT_CLEARANCE = 0.002  # items are placed this far above their rest height
 OPEN_FINGER = 0.02  # finger position (m) above which a rebuilt gripper counts as open
+SCENE_SEED = 0  # the global NumPy seed the scene is built under
+
+
+@contextlib.contextmanager
+def global_numpy_seed(seed: int):
+    """Run a block with NumPy's global random stream seeded, then put the caller's stream back.
+
+    robosuite's object placement samplers draw from the global stream, so without this the
+    settled scene every reset starts from would depend on what the process drew before (other
+    simulators, other builds), and so would every episode, in the last digits.
+    """
+    saved = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        yield
+    finally:
+        np.random.set_state(saved)
 
 
 def make_control_env():
@@ -72,7 +90,8 @@ class LiberoSimulator:
     """The live floor scene; see the module docstring. States are ``(44,)`` float32."""
 
     def __init__(self) -> None:
-        self.env = make_control_env()
+        with global_numpy_seed(SCENE_SEED):
+            self.env = make_control_env()
         self.robosuite = self.env.env
         self.robot = self.robosuite.robots[0]
         self.model = self.env.sim.model._model
