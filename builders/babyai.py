@@ -1,4 +1,4 @@
-"""Recipes of the BabyAI datasets (not built by ``make demo``; ``make demo DOMAINS=babyai`` builds them).
+"""Recipes of the BabyAI datasets (``make demo DOMAINS=babyai`` builds them).
 
 - ``babyai-train-real``: expert rollouts of the 84 training tasks (go-to, open, pick-up,
   put-next over colours and types), training phrasings.

@@ -1,4 +1,4 @@
-"""Recipes of the HalfCheetah datasets (none is built by `make demo`: pass the id explicitly).
+"""Recipes of the HalfCheetah datasets (``make demo DOMAINS=halfcheetah`` builds them).
 
 - ``halfcheetah-train-real``: expert (CEM planner) rollouts of the 4 training tasks (run and
   jump, forward and backward), training phrasings.
@@ -14,7 +14,8 @@ minutes on one core: the planner takes about 12 ms per step). Paper scale: 1,000
 for train-real and 200 per task for the other levels (the original does not state its
 sizes): about 300,000 steps, some 70 minutes per core.
 
-Run one with ``imaginebench build imaginebench/halfcheetah-train-real-v0 --scale demo --workers 1``.
+Build one with ``imaginebench build imaginebench/halfcheetah-train-real-v0`` (two worker processes
+by default), all seven with ``imaginebench build --domain halfcheetah``.
 """
 
 from imaginebench_data.build.recipe import level_recipes

@@ -1,4 +1,4 @@
-"""Recipes of the LIBERO datasets (none is built by `make demo`: pass the id explicitly).
+"""Recipes of the LIBERO datasets (``make demo DOMAINS=libero`` builds them).
 
 - ``libero-train-real``: expert rollouts of the 6 training tasks (pick and place of the
   alphabet soup, cream cheese and salad dressing), training phrasings.
@@ -17,7 +17,8 @@ for the four real sets on one core. Paper scale: the original's LIBERO files do 
 their size; 1,000 per training task (6,000) and 200 per task for the other levels (about
 10 and 5-20 core-hours).
 
-Run one with ``imaginebench build imaginebench/libero-train-real-v0 --scale demo --workers 1``.
+Build one with ``imaginebench build imaginebench/libero-train-real-v0`` (two worker processes
+by default), all seven with ``imaginebench build --domain libero``.
 """
 
 from imaginebench_data.build.recipe import level_recipes

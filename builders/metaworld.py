@@ -1,4 +1,4 @@
-"""Recipes of the Meta-World datasets (none is built by `make demo`: pass the id explicitly).
+"""Recipes of the Meta-World datasets (``make demo DOMAINS=metaworld`` builds them).
 
 - ``metaworld-train-real``: expert rollouts of the 10 training tasks, training phrasings.
 - ``metaworld-{rephrase,easy,hard}-real``: the oracle, expert rollouts of each level's tasks

@@ -109,6 +109,42 @@ def card(
 
 
 @app.command()
+def verify(
+    ids: list[str] = typer.Argument(None, help="Dataset ids (default: every local imaginebench dataset)."),
+    domains: list[str] = typer.Option(None, "--domain",
+                                      help="Every local dataset of this domain (repeatable)."),
+) -> None:
+    """Check local datasets as their users read them: Minari loads them, their arrays hash to
+    their card's checksum, their eval env comes back at its level, and real data meets its
+    checkers' floor. Exits 1 if any fails."""
+    from rich.progress import track
+
+    from .datasets.ids import parse_id
+    from .datasets.store import local_ids
+    from .datasets.verify import verify as verify_one
+
+    chosen = list(ids or [])
+    if domains or not chosen:
+        chosen += [i for i in local_ids() if not domains or parse_id(i).domain in domains]
+    if not chosen:
+        console.print("no local imaginebench datasets to verify")
+        raise typer.Exit(1)
+    table = Table(title="imaginebench verify")
+    for column in ("id", "episodes", "steps", "result"):
+        table.add_column(column)
+    failed = 0
+    for dataset_id in track(chosen, description="verifying", console=console, transient=True):
+        verdict = verify_one(dataset_id)
+        failed += not verdict.ok
+        table.add_row(dataset_id, str(verdict.episodes), str(verdict.steps),
+                      "ok" if verdict.ok else "[red]" + "; ".join(verdict.problems))
+    console.print(table)
+    console.print(f"{len(chosen) - failed} of {len(chosen)} datasets verified")
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command()
 def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to group by.")) -> None:
     """Quality by task (or another column) of a built dataset."""
     from .quality.frame import quality_frame

@@ -59,3 +59,38 @@ def test_cards_of_another_namespace_get_their_own_folder():
 def test_build_by_domain_names_unknown_domains(minari_root):
     result = CliRunner().invoke(app, ["build", "--domain", "atari"])
     assert result.exit_code != 0 and "atari" in result.output and "clevr" in result.output
+
+
+def _edit_stored(minari_root, dataset_id: str, key: str, edit) -> None:
+    """Change one stored array of episode 0 in place, behind Minari's back."""
+    import h5py
+
+    path = minari_root / dataset_id / "data" / "main_data.hdf5"
+    with h5py.File(path, "r+") as f:
+        array = f["episode_0"][key]
+        values = array[()]
+        edit(values)
+        array[...] = values
+
+
+def test_verify_passes_a_fresh_build_and_names_what_was_tampered_with(built, minari_root):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    command = [str(Path(sys.executable).with_name("imaginebench")), "verify"]
+    fresh = subprocess.run(command, capture_output=True, text=True, cwd="/",
+                           env={**os.environ, "MINARI_DATASETS_PATH": str(minari_root), "COLUMNS": "200"})
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+    assert "1 of 1 datasets verified" in fresh.stdout
+
+    runner = CliRunner()
+    _edit_stored(minari_root, HARD, "infos/legal", lambda legal: legal.__setitem__(2, False))
+    flagged = runner.invoke(app, ["verify", HARD])
+    assert flagged.exit_code == 1 and "episode 0: illegal state at step 2" in flagged.output
+    assert "hash" not in flagged.output                     # the flags are not part of the arrays' hash
+
+    _edit_stored(minari_root, HARD, "rewards", lambda rewards: rewards.__setitem__(0, rewards[0] + 1))
+    changed = runner.invoke(app, ["verify", HARD])
+    assert changed.exit_code == 1 and "the data changed after it was written" in changed.output

@@ -6,7 +6,10 @@ import pytest
 import imaginebench_data  # noqa: F401 - registers the envs
 
 
-@pytest.mark.parametrize("env_id, n_tasks", [("imaginebench/Clevr-v0", 12), ("imaginebench/BabyAI-v0", 3)])
+@pytest.mark.parametrize("env_id, n_tasks", [
+    ("imaginebench/Clevr-v0", 12), ("imaginebench/BabyAI-v0", 3), ("imaginebench/MetaWorld-v0", 4),
+    ("imaginebench/HalfCheetah-v0", 3), ("imaginebench/Libero-v0", 13),
+])
 def test_env_cycles_tasks_evenly_and_observations_fit_the_space(env_id, n_tasks):
     env = gym.make(env_id, level="hard")
     assert len(env.unwrapped.tasks) == n_tasks

@@ -47,6 +47,20 @@ def test_reset_hides_absolute_x(sim):
         np.testing.assert_allclose(state[1:9], sim.data.qpos[1:], atol=1e-6)
 
 
+def test_first_18_numbers_are_dx_then_gymnasiums_own_observation(sim):
+    """0-17 are the issue's (and the original's) state: the step's x displacement, then
+    HalfCheetah-v5's 17-number observation; the 4 counters only follow."""
+    state = sim.reset_scene(HC.tasks("train")[0], np.random.default_rng(4))
+    np.testing.assert_allclose(state[1:18], sim.env._get_obs(), atol=1e-6)
+    actions = np.random.default_rng(5).uniform(-1, 1, (20, 6))
+    for action in actions:
+        before = sim.data.qpos[0]
+        state = sim.step(action)
+        assert state[DX] == pytest.approx(sim.data.qpos[0] - before, abs=1e-6)
+        np.testing.assert_allclose(state[1:18], sim.env._get_obs(), atol=1e-5)
+    assert state[X] == pytest.approx(sim.data.qpos[0] - sim.origin, abs=1e-5) and abs(state[X]) > 0.01
+
+
 def test_real_rollout_resimulates_exactly(clean, sim):
     assert clean.task_id == "jump-in-place" and clean.terminations[-1] and len(clean) == 15
     assert clean.infos["sim_state"].shape == (16, HC.sim_state_dim)

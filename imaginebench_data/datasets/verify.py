@@ -1,0 +1,107 @@
+"""Checking a stored dataset the way its users meet it: read back through Minari, as stored.
+
+``verify(dataset_id)`` answers, from the files alone (nothing of the build is in memory):
+
+- does ``minari`` load it, with the episode and step counts its card states;
+- do its arrays still hash to the card's checksum (states, actions, rewards, episode ends,
+  instructions and stored simulator states, as written);
+- does ``recover_environment(eval_env=True)`` give the eval env of its level, whose reset
+  observation fits its observation space;
+- real data only: does it meet its checkers' floor, recomputed from the per-step flags the
+  checkers stored (every state legal, every transition re-simulated within tolerance).
+
+``imaginebench verify`` runs it over local datasets; a new process is a fresh reader.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core.episode import Episode
+from ..domains import get_domain
+from .checksum import ArrayChecksum
+from .ids import parse_id
+from .store import open_dataset, plain_value
+
+
+@dataclass
+class Verdict:
+    dataset_id: str
+    episodes: int = 0
+    steps: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def stored_episode(domain_name: str, episode, metadata: dict) -> Episode:
+    """An ``Episode`` of the arrays Minari read back, in the dtypes the writer hashed."""
+    domain = get_domain(domain_name)
+    options = {key: plain_value(value) for key, value in metadata["options"].items()}
+    sim_states = episode.infos.get("sim_state") if domain.sim_state_dim else None
+    return Episode(
+        states=np.asarray(episode.observations["state"], domain.state_space.dtype),
+        actions=np.asarray(episode.actions, domain.action_space.dtype),
+        rewards=np.asarray(episode.rewards, np.float32),
+        terminations=np.asarray(episode.terminations, bool),
+        truncations=np.asarray(episode.truncations, bool),
+        instruction=str(plain_value(episode.observations["instruction"][0])),
+        task_id=str(options["task_id"]), level=str(options["level"]),
+        phrasing_id=int(options["phrasing_id"]), seed=int(plain_value(metadata.get("seed", -1))),
+        source=str(options["source"]),
+        sim_states=None if sim_states is None else np.asarray(sim_states, np.float64),
+    )
+
+
+def _check_floor(verdict: Verdict, infos: dict, index: int) -> None:
+    """Real data: every stored state legal and every transition within tolerance."""
+    for key, what in (("legal", "illegal state"), ("transition_ok", "transition beyond tolerance")):
+        flags = infos.get(key)
+        if flags is None:
+            verdict.problems.append(f"episode {index} has no infos[{key!r}]: not checked by the checkers")
+        elif not np.all(flags):
+            first = int(np.argmin(np.asarray(flags)))
+            verdict.problems.append(f"episode {index}: {what} at step {first} "
+                                    "(real data must meet the floor)")
+
+
+def _check_env(verdict: Verdict, dataset, level: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env = dataset.recover_environment(eval_env=True)
+    try:
+        found = getattr(env.unwrapped, "level", None)
+        if found != level:
+            verdict.problems.append(f"eval env is at level {found!r}, expected {level!r}")
+        obs, _ = env.reset(seed=0)
+        if not env.observation_space.contains(obs):
+            verdict.problems.append("the eval env's reset observation is outside its observation space")
+    finally:
+        env.close()
+
+
+def verify(dataset_id: str) -> Verdict:
+    """Check a local dataset (see the module docstring); problems are listed, never raised."""
+    parsed = parse_id(dataset_id)
+    verdict = Verdict(dataset_id)
+    dataset, card = open_dataset(dataset_id)
+    verdict.episodes, verdict.steps = dataset.total_episodes, dataset.total_steps
+    for key, found in (("episodes", verdict.episodes), ("steps", verdict.steps)):
+        if card.get(key) != found:
+            verdict.problems.append(f"card says {card.get(key)} {key}, Minari reads {found}")
+    checksum = ArrayChecksum()
+    metadatas = dataset.storage.get_episode_metadata(dataset.episode_indices)
+    for index, (episode, metadata) in enumerate(zip(dataset.iterate_episodes(), metadatas)):
+        checksum.update(stored_episode(parsed.domain, episode, metadata))
+        if parsed.source == "real" and len(verdict.problems) < 5:
+            _check_floor(verdict, episode.infos, index)
+    if checksum.hexdigest() != card.get("checksum"):
+        verdict.problems.append(f"arrays hash to {checksum.hexdigest()[:12]}, the card says "
+                                f"{str(card.get('checksum'))[:12]}: the data changed after it was written")
+    _check_env(verdict, dataset, parsed.level)
+    return verdict
