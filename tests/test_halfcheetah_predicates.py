@@ -5,6 +5,7 @@ import pytest
 
 from imaginebench_data import get_domain
 from imaginebench_data.domains.halfcheetah.layout import (
+    DX,
     ORIGINAL_DIM,
     PEAK,
     STATE_DIM,
@@ -14,6 +15,7 @@ from imaginebench_data.domains.halfcheetah.layout import (
     advance,
     decode,
     from_original,
+    steps,
 )
 
 HC = get_domain("halfcheetah")
@@ -111,12 +113,18 @@ def test_phrasings_fix_the_originals_swap_and_never_repeat_across_levels():
     assert not train & rephrase
 
 
-def test_decode_puts_only_the_time_on_the_grid_of_the_steps():
-    states = np.full((2, STATE_DIM), 0.4, np.float32)
-    states[:, TIME] = (0.33, 0.36)                  # 6.6 and 7.2 steps
-    decoded = decode(states)
-    np.testing.assert_allclose(decoded[:, TIME], [0.35, 0.35], atol=1e-6)
-    assert np.all(np.delete(decoded, TIME, axis=1) == np.float32(0.4))
+def test_decode_keeps_the_physics_and_moves_the_counters_on_by_dx():
+    prev = walk((2.0, 4))[-2:]                     # x 1.5 then 2.0, at 3 and 4 steps
+    imagined = np.full((2, STATE_DIM), 0.4, np.float32)
+    imagined[:, DX] = (0.7, -0.3)
+    imagined[:, X:] = (9.0, 0.33, -5.0, 5.0)       # regressed counters: inconsistent, ignored
+    decoded = decode(prev, imagined)
+    np.testing.assert_array_equal(decoded[:, :X], imagined[:, :X])
+    np.testing.assert_allclose(decoded[:, X], prev[:, X] + (0.7, -0.3), atol=1e-6)
+    np.testing.assert_allclose(steps(decoded), steps(prev) + 1, atol=1e-4)
+    np.testing.assert_allclose(decoded[:, PEAK], [2.2, 2.0], atol=1e-6)
+    np.testing.assert_allclose(decoded[:, TROUGH], prev[:, TROUGH], atol=1e-6)
+    assert not HC.illegal(decoded)[:, HC.illegal_kinds.index("bad_counters")].any()
 
 
 def test_original_states_gain_counters_and_lose_the_reset_x():

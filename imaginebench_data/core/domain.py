@@ -67,9 +67,11 @@ class Domain:
     - ``start_options(task)``: keyword arguments for ``sim.random_state`` when the start
       depends on the task (BabyAI pins the target's colour, locks the door for key-then-open);
       None when every task starts from the same distribution (CLEVR).
-    - ``decode_state(states)``: how a generator turns its regressed ``(N, D)`` states into
-      dataset states, as argmax turns logits into actions (BabyAI: round to grid integers);
-      None keeps them as regressed. It never repairs: off-grid or overlapping stays so.
+    - ``decode_state(prev, states)``: how a generator turns its regressed ``(N, D)`` next
+      states into dataset states, given the ``(N, D)`` states the step started from, as argmax
+      turns logits into actions (BabyAI: round to grid integers; HalfCheetah: its history
+      counters are bookkeeping of the step, computed, not regressed). None keeps them as
+      regressed. It never repairs the physics: off-grid or overlapping stays so.
     """
 
     name: str
@@ -86,7 +88,7 @@ class Domain:
     notes: dict[str, str]
     sim_state_dim: int = 0
     start_options: Callable[[Task], dict[str, Any]] | None = None
-    decode_state: Callable[[np.ndarray], np.ndarray] | None = None
+    decode_state: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
 
     @property
     def discrete(self) -> bool:

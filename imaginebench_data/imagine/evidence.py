@@ -61,7 +61,7 @@ def next_state_evidence(model: GroundedLM, domain: Domain, held_out: list[RealEp
     targets = np.concatenate([e.states[1:] for e in held_out])
     predicted = predict_next_states(model, domain, states, actions)
     if domain.decode_state is not None:
-        predicted = domain.decode_state(predicted)
+        predicted = domain.decode_state(states, predicted)
     model_error = domain.transition_distance(predicted, targets)
     still_error = domain.transition_distance(states, targets)
     return {

@@ -125,7 +125,8 @@ def imagine_batch(model: GroundedLM, prompts: Sequence[Prompt],
         hidden = batch.append(model.embed_actions(action), cache)
         current = model.next_state(hidden, current)
         if decode is not None:
-            current = torch.from_numpy(decode(current.cpu().numpy()).astype(np.float32)).to(model.device)
+            decoded = decode(states[-1], current.cpu().numpy())
+            current = torch.from_numpy(np.asarray(decoded, np.float32)).to(model.device)
         action_np, state_np = action.cpu().numpy(), current.cpu().numpy()
         hit = _succeeded(prompts, states[-1], action_np, state_np)
         active = ~done

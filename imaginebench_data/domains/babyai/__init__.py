@@ -24,7 +24,7 @@ DOMAIN = Domain(
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
     start_options=lambda task: start_options(task.goal),  # pinned colour, locked door, start area
-    decode_state=np.rint,  # a generator's regressed cells, colours and flags, as grid integers
+    decode_state=lambda prev, states: np.rint(states),  # regressed cells, colours, flags: grid integers
     notes={
         "state": "17 numbers, cells as (row, col) on a 15-column x 8-row minigrid grid: ball colour, "
         "row, col (0-2); box (3-5); key (6-8); door colour, row, col, state 0 open / 1 closed / "

@@ -25,7 +25,7 @@ DOMAIN = Domain(
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
     sim_state_dim=SIM_STATE_DIM,
-    decode_state=decode,  # a generator's regressed time, on the grid of the steps
+    decode_state=decode,  # a generator's counters: moved on by its dx, never regressed
     notes={
         "state": "22 numbers: 0 dx, the root's x displacement in the last step (m; 0 in a reset "
         "state, where the original put the absolute x); 1-8 qpos[1:9] (torso height relative to the "
@@ -35,8 +35,7 @@ DOMAIN = Domain(
         "and smallest x "
         "so far. 0-17 are the original's 18 numbers; 18-21 carry the history its success tests read "
         "(sum of dx, step count), so each predicate is a function of one transition and staged "
-        "order is checkable. Time is in seconds, not steps: a generator regresses each number's change "
-        "in units of its spread in the data, and a step counter's constant +1 has none.",
+        "order is checkable. Take states[..., :18] for the original's layout.",
         "action": "Box(-1, 1, (6,)): motor controls of the 6 leg joints (gears 120, 90, 60, 120, 60, 30); "
         "frame skip 5, 0.05 s per step.",
         "simulator": "gymnasium 1.x HalfCheetah-v5 (mujoco), gymnasium's own seeded reset noise; "
@@ -61,8 +60,10 @@ DOMAIN = Domain(
         "exactly; other data re-simulates from qpos/qvel rebuilt from the 22 numbers (x since the "
         "reset for absolute x), exact up to float32 rounding. Distance: largest difference in m, rad "
         f"and s, velocities times 0.05 s; tolerance {checks.TRANSITION_TOLERANCE}.",
-        "decoding": "a generator's regressed time is rounded to the 0.05 s grid of the steps "
-        "(Domain.decode_state); nothing else is repaired.",
+        "decoding": "a generator imagines the 18 physics numbers; its counters (18-21) are "
+        "bookkeeping, moved on from the previous state by its dx (Domain.decode_state), so imagined "
+        "success is judged on the sum of imagined displacements, as in the original. The physics "
+        "numbers are kept as regressed.",
     },
 )
 

@@ -16,10 +16,11 @@ Index ranges (metres, radians, seconds of simulated time; gymnasium HalfCheetah-
 tests read the history of an episode (the sum of Δx, the step count); 18-21 carry exactly that
 history, so every predicate is a function of one transition and the order of the staged
 tasks (forward, then back) can be checked: ``peak`` only grows, so having come back from a
-peak means having been there first. Time is in seconds, not steps: a generator regresses the
-change of every number in units of its spread in the data, and a counter's constant +1 has
-none. Absolute x is never in the state: it does not change the dynamics (the floor is an
-infinite plane).
+peak means having been there first. The counters are bookkeeping of 0-17, never imagined: a
+generator's next state keeps its 18 physics numbers and gets its counters moved on by its
+``dx`` (``decode``), so imagined success is judged, as the original's was, on the sum of the
+imagined displacements. Absolute x is never in the state: it does not change the dynamics
+(the floor is an infinite plane).
 """
 
 from __future__ import annotations
@@ -73,8 +74,9 @@ def steps(states: np.ndarray) -> np.ndarray:
     return np.asarray(states, np.float64)[..., TIME] / DT
 
 
-def decode(states: np.ndarray) -> np.ndarray:
-    """A generator's regressed states as dataset states: time on the 0.05 s grid of the steps."""
-    states = np.array(states, copy=True)
-    states[..., TIME] = DT * np.rint(steps(states))
-    return states
+def decode(prev: np.ndarray, states: np.ndarray) -> np.ndarray:
+    """A generator's regressed next states as dataset states: its 18 physics numbers as they
+    are, the counters moved on from ``prev`` by its ``dx`` (bookkeeping, never imagined)."""
+    states = np.asarray(states, np.float64).reshape(-1, STATE_DIM)
+    return advance(np.asarray(prev, np.float64).reshape(-1, STATE_DIM), states[:, DX], states[:, QPOS],
+                   states[:, QVEL])
