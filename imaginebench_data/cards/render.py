@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..datasets.ids import parse_id
@@ -111,8 +112,14 @@ def plot_card(card: dict[str, Any], frame: pd.DataFrame, path: Path) -> None:
     axes[1].set_xlabel("mean episode length (steps)")
     axes[1].set_yticks(rows)
     axes[1].set_yticklabels([])
-    axes[2].hist(frame["length"], bins=range(1, int(frame["length"].max()) + 2), color="tab:gray")
-    axes[2].set_xlabel("episode length (steps)")
+    longest = int(frame["length"].max())
+    width = max(1, -(-longest // 50))  # at most 50 bins, each a whole number of steps
+    bins = np.arange(0.5, longest + width + 0.5, width)
+    success = frame["success"].astype(bool)
+    axes[2].hist([frame["length"][success], frame["length"][~success]], bins=bins, stacked=True,
+                 color=["tab:green", "tab:red"], label=["goal reached", "goal not reached"])
+    axes[2].legend(fontsize=8)
+    axes[2].set_xlabel(f"episode length (steps; bins of {width})")
     axes[2].set_ylabel("episodes")
     fig.suptitle(f"{card['id']}: {card['episodes']} episodes, goal consistency "
                  f"{_pct(card['goal_consistency'])}, illegal states {_pct(card['illegal_state_rate'])}")
