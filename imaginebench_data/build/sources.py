@@ -67,7 +67,8 @@ def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, b
         starts = [episode_start(domain, recipe.level, index, recipe.seed, sim) for index in range(count)]
         prompts = [Prompt(start.task, start.instruction, start.state) for start in starts]
         sentences = SentenceTable(model.config.sentence_encoder)
-        rollouts = imagine(model, prompts, sentences, batch_size=batch_size, decode=domain.decode_state)
+        rollouts = imagine(model, prompts, sentences, batch_size=batch_size, decode=domain.decode_state,
+                           progress=progress, desc=f"imagine {recipe.dataset_id}")
         for start, rollout in zip(starts, rollouts):
             actions, outside = executed_actions(domain.action_space, rollout.actions)
             provenance["actions_outside_space"] += outside
