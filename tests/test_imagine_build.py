@@ -53,6 +53,12 @@ def test_imaginary_build_round_trip(minari_root, models, recipes, tmp_path, monk
         assert all("goal_consistency" in task for task in result.card["per_task"].values())
     stored = json.loads((cards / "clevr-hard-imaginary-v0.json").read_text())
     assert stored == hard.card
+    # checked by two worker processes (the default) or in this one: the same data and figures
+    alone = build(HARD, episodes=6, workers=1, force=True, cards_dir=tmp_path / "alone", recipes=recipes,
+                  progress=False)
+    assert hard.card["provenance"]["workers"] == 2 and alone.card["provenance"]["workers"] == 1
+    figures = ("checksum", "goal_consistency", "transition_error_rate", "illegal_state_rate", "per_task")
+    assert {key: alone.card[key] for key in figures} == {key: hard.card[key] for key in figures}
     assert "Did the generator learn" in (cards / "clevr-hard-imaginary-v0.md").read_text()
     script = f"""
 import json, minari, numpy as np

@@ -52,7 +52,8 @@ def build(dataset_id: str, scale: str = "demo", *, force: bool = False, workers:
     count = episodes if episodes is not None else recipe.episodes[scale]
     started = time.perf_counter()
     if recipe.generator == "imagine":
-        source, generator = imagined_episodes(recipe, count, backbone=backbone, lora=lora, progress=progress)
+        source, generator = imagined_episodes(recipe, count, backbone=backbone, lora=lora, progress=progress,
+                                              workers=workers)
     else:
         source, generator = expert_episodes(recipe, count, workers), {"workers": workers,
                                                                       "checkpoint_hash": None}

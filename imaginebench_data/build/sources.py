@@ -33,22 +33,34 @@ def _expert_job(job: tuple[str, int, int]) -> Episode:
     return annotate(domain, expert_episode(domain, level, index, seed, sim), sim)
 
 
+def _annotate_job(episode: Episode) -> Episode:
+    return annotate(_WORKER["domain"], episode, _WORKER["sim"])
+
+
+def _worker_pool(domain_name: str, workers: int):
+    """``workers`` forked processes, each with its own simulator of the domain."""
+    context = multiprocessing.get_context("fork")
+    return context.Pool(workers, initializer=_init_worker, initargs=(domain_name,))
+
+
 def expert_episodes(recipe: Recipe, count: int, workers: int) -> Iterator[Episode]:
     jobs = [(recipe.level, index, recipe.seed) for index in range(count)]
     if workers <= 1:
         _init_worker(recipe.domain)
         yield from map(_expert_job, jobs)
         return
-    context = multiprocessing.get_context("fork")
-    with context.Pool(workers, initializer=_init_worker, initargs=(recipe.domain,)) as pool:
+    with _worker_pool(recipe.domain, workers) as pool:
         yield from pool.imap(_expert_job, jobs, chunksize=4)
 
 
 def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, batch_size: int = 64,
-                      progress: bool = True) -> tuple[Iterator[Episode], dict[str, Any]]:
+                      progress: bool = True, workers: int = 1) -> tuple[Iterator[Episode], dict[str, Any]]:
     """The grounded model's rollouts for episodes 0..count-1 of the recipe, and its provenance.
 
-    The model is trained first if no checkpoint for this configuration exists.
+    The model is trained first if no checkpoint for this configuration exists. It imagines in
+    this process; with ``workers`` > 1 the checkers (one re-simulation per imagined
+    transition, the slow part in LIBERO) run in that many worker processes, forked before
+    the model is loaded, meanwhile.
     """
     from ..imagine.checkpoint import load_checkpoint
     from ..imagine.generate import Prompt, imagine
@@ -59,10 +71,9 @@ def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, b
                              settings=TrainSettings(epochs=recipe.train_epochs), progress=progress)
     provenance = checkpoint_provenance(path)
     provenance["actions_outside_space"] = 0  # counted while the episodes are generated
+    provenance["workers"] = workers
 
-    def episodes() -> Iterator[Episode]:
-        domain = get_domain(recipe.domain)
-        sim = domain.simulator()
+    def unchecked(domain, sim) -> Iterator[Episode]:
         model = load_checkpoint(path, default_device())
         starts = [episode_start(domain, recipe.level, index, recipe.seed, sim) for index in range(count)]
         prompts = [Prompt(start.task, start.instruction, start.state) for start in starts]
@@ -72,8 +83,16 @@ def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, b
         for start, rollout in zip(starts, rollouts):
             actions, outside = executed_actions(domain.action_space, rollout.actions)
             provenance["actions_outside_space"] += outside
-            episode = rollout_episode(domain, start, rollout.states, actions, source="imaginary")
-            yield annotate(domain, episode, sim)
+            yield rollout_episode(domain, start, rollout.states, actions, source="imaginary")
+
+    def episodes() -> Iterator[Episode]:
+        domain = get_domain(recipe.domain)
+        if workers <= 1:
+            sim = domain.simulator()
+            yield from (annotate(domain, episode, sim) for episode in unchecked(domain, sim))
+            return
+        with _worker_pool(recipe.domain, workers) as pool:
+            yield from pool.imap(_annotate_job, unchecked(domain, domain.simulator()))
 
     return episodes(), provenance
 
