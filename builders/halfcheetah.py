@@ -9,10 +9,10 @@
   grounded on ``halfcheetah-train-real``, sharing their oracle's seed (same task, phrasing
   and real start state per episode).
 
-Demo scale: 40 episodes per task (the four real sets, 30,845 steps, build in 7 to 10
-minutes on one core: the planner takes about 12 ms per step). Paper scale: 1,000 per task
-for train-real and 200 per task for the other levels (the original does not state its
-sizes): about 300,000 steps, some 70 minutes per core.
+Demo scale: 40 episodes per task (the four real sets, 30,845 steps, build in 3.3 minutes with
+two workers on this 2-core machine: the planner takes about 12 ms per step). Paper scale: 1,000
+per task for train-real and 200 per task for the other levels (the original does not state its
+sizes): 5,800 episodes, about 37 minutes with two workers (measured per-episode rates).
 
 Build one with ``imaginebench build imaginebench/halfcheetah-train-real-v0`` (two worker processes
 by default), all seven with ``imaginebench build --domain halfcheetah``.
