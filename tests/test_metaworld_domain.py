@@ -10,7 +10,7 @@ from checking import corrupted
 
 from imaginebench_data import get_domain
 from imaginebench_data.build.rollout import expert_episode
-from imaginebench_data.domains.metaworld.layout import SLOT_START, STATE_DIM
+from imaginebench_data.domains.metaworld.layout import SLOT_START, STATE_DIM, slot
 from imaginebench_data.envs import make_env
 from imaginebench_data.quality.checkers import annotate
 
@@ -56,6 +56,23 @@ def holds(level, task_id, s) -> bool:
 def test_predicates_on_hand_built_states(level, task_id, good, bad):
     assert holds(level, task_id, state(**good))
     assert not holds(level, task_id, state(**bad))
+
+
+def test_decode_keeps_empty_slots_empty_and_present_entities_as_regressed():
+    prev = np.stack([state(target_object=(0, 0.8, 0.02)), state(hammer=(0.1, 0.5, 0.03))])
+    imagined = prev + np.float32(0.013)                       # noise everywhere, as a generator writes
+    decoded = MW.decode_state(prev, imagined)
+    present = {0: slot("target_object"), 1: slot("hammer")}
+    for row, kept in present.items():
+        np.testing.assert_array_equal(decoded[row, kept], imagined[row, kept])
+        np.testing.assert_array_equal(decoded[row, :7], imagined[row, :7])   # gripper and target
+        empty = np.ones(STATE_DIM, bool)
+        empty[:7] = False
+        empty[kept] = False
+        assert np.all(decoded[row, empty] == 0.0)
+    bad_quaternion = MW.illegal_kinds.index("bad_quaternion")
+    assert MW.illegal(imagined)[:, bad_quaternion].all()        # noise in empty slots: "entities"
+    assert not MW.illegal(decoded)[:, bad_quaternion].any()
 
 
 def test_make_coffee_needs_both_stages():

@@ -8,7 +8,7 @@ import numpy as np
 from ...core.domain import Domain
 from . import checks
 from .expert import MetaWorldExpert
-from .layout import STATE_DIM
+from .layout import STATE_DIM, decode
 from .sim import SIM_STATE_DIM, MetaWorldSimulator
 from .tasks import HORIZON, LONG_HORIZON, LONG_TASKS, STAGED_HORIZON, tasks
 
@@ -25,6 +25,7 @@ DOMAIN = Domain(
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
     sim_state_dim=SIM_STATE_DIM,
+    decode_state=decode,  # slots empty at the start stay empty: a scene's entities are its task's
     notes={
         "state": "91 numbers in fixed entity slots, the same for every task: 0-2 gripper tool "
         "centre xyz, 3 gripper opening (0 closed .. 1 open), 4-6 target location (goal xyz of the "
@@ -74,6 +75,9 @@ DOMAIN = Domain(
         + "; ".join(f"{steps} for {name}" for name, steps in STAGED_HORIZON.items()) + ").",
         "soccer": "success is |ball - goal| <= 0.07 m in the table plane: metaworld v3's documented "
         "x-weighted check is never met by its scripted policy.",
+        "decoding": "a generator's next state keeps the slots that were empty (all zero) in the state "
+        "the step started from empty (Domain.decode_state): a scene's entities are fixed by its task, "
+        "so only the present entities are imagined; their numbers are kept as regressed.",
     },
 )
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .layout import ENTITIES, SLOT_START, STATE_DIM, position, quaternion
+from .layout import ENTITIES, STATE_DIM, position, quaternion, slot
 
 ILLEGAL_KINDS = ("hand_out_of_workspace", "below_table", "floating", "bad_quaternion", "non_finite")
 WORKSPACE_LOW = np.array([-0.6, 0.3, -0.2])
@@ -36,8 +36,7 @@ POSITION_SLOTS = ("gripper", "target_location") + ENTITIES
 
 
 def _present(states: np.ndarray, entity: str) -> np.ndarray:
-    start = SLOT_START[entity]
-    return np.any(states[:, start:start + 7] != 0, axis=-1)
+    return np.any(states[:, slot(entity)] != 0, axis=-1)
 
 
 def illegal(states: np.ndarray) -> np.ndarray:

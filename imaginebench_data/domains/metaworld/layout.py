@@ -61,3 +61,21 @@ def entity_mask(entities: tuple[str, ...]) -> np.ndarray:
     for name in entities:
         mask[SLOT_START[name]:SLOT_START[name] + 7] = True
     return mask
+
+
+def slot(entity: str) -> slice:
+    """The 7 numbers (xyz + quaternion) of ``entity`` in the state."""
+    return slice(SLOT_START[entity], SLOT_START[entity] + 7)
+
+
+def decode(prev: np.ndarray, states: np.ndarray) -> np.ndarray:
+    """A generator's regressed next states as dataset states: a slot empty (all zero) in the
+    state the step started from stays empty. Which entities a scene has is fixed by its task
+    and zeros mark the absent ones, so a generator imagines only the present entities; their
+    numbers are kept as regressed."""
+    prev = np.asarray(prev).reshape(-1, STATE_DIM)
+    decoded = np.array(states, np.float32).reshape(-1, STATE_DIM)
+    for entity in ENTITIES:
+        empty = ~np.any(prev[:, slot(entity)] != 0, axis=-1)
+        decoded[empty, slot(entity)] = 0.0
+    return decoded
