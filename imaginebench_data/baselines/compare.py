@@ -115,8 +115,9 @@ def write_results(results: pd.DataFrame, out_dir: Path, note: str = "") -> list[
     paths = [out_dir / f"{domain}-{algo}.{ext}" for ext in ("csv", "md", "png")]
     results.to_csv(paths[0], index=False)
     seeds = int(results["seed"].nunique())
+    spread = "One seed (no spread)." if seeds == 1 else f"Mean ± standard deviation over {seeds} seeds."
     paths[1].write_text(f"# {algo.upper()} success rate on {domain} by level and data regime\n\n"
-                        f"Mean ± standard deviation over {seeds} seeds. {note}\n\n{markdown_table(table)}\n")
+                        f"{spread} {note}\n\n{markdown_table(table)}\n")
     fig, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
     levels = [lv for lv in LEVELS if lv in set(table["level"])]
     width = 0.8 / len(REGIMES)
@@ -128,7 +129,8 @@ def write_results(results: pd.DataFrame, out_dir: Path, note: str = "") -> list[
     ax.set_ylabel("success rate")
     ax.set_ylim(0, 1)
     ax.legend()
-    ax.set_title(f"{algo.upper()} on {domain}: success by level and data regime ({seeds} seeds)")
+    ax.set_title(f"{algo.upper()} on {domain}: success by level and data regime "
+                 f"({seeds} seed{'s' if seeds != 1 else ''})")
     fig.savefig(paths[2], dpi=80)
     plt.close(fig)
     return paths
