@@ -5,24 +5,8 @@ import json
 from fresh import run_fresh
 
 from imaginebench_data.build.pipeline import build
-from imaginebench_data.build.recipe import load_recipes
 
 TRAIN = "imaginebench/babyai-train-real-v0"
-
-
-def test_recipes_are_off_by_default_and_imaginary_ones_share_their_oracles_seed():
-    recipes = {i: r for i, r in load_recipes().items() if r.domain == "babyai"}
-    levels = ("train", "rephrase", "easy", "hard")
-    expected = {f"imaginebench/babyai-{level}-real-v0" for level in levels}
-    expected |= {f"imaginebench/babyai-{level}-imaginary-v0" for level in levels[1:]}
-    assert set(recipes) == expected
-    assert not any(r.default for r in recipes.values())
-    clevr_seeds = {r.seed for r in load_recipes().values() if r.domain == "clevr"}
-    for level in levels[1:]:
-        imagined = recipes[f"imaginebench/babyai-{level}-imaginary-v0"]
-        assert imagined.train_from == TRAIN and imagined.generator == "imagine"
-        assert imagined.seed == recipes[f"imaginebench/babyai-{level}-real-v0"].seed
-        assert imagined.seed not in clevr_seeds
 
 
 def test_tiny_build_loads_in_a_fresh_process_with_its_eval_env(minari_root, tmp_path):

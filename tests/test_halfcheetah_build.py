@@ -5,24 +5,8 @@ import json
 from fresh import run_fresh
 
 from imaginebench_data.build.pipeline import build
-from imaginebench_data.build.recipe import load_recipes
 
 TRAIN = "imaginebench/halfcheetah-train-real-v0"
-
-
-def test_recipes_are_off_by_default_and_imaginary_ones_share_their_oracles_seed():
-    recipes = load_recipes()
-    ours = {i: r for i, r in recipes.items() if r.domain == "halfcheetah"}
-    levels = ("train", "rephrase", "easy", "hard")
-    expected = {f"imaginebench/halfcheetah-{level}-real-v0" for level in levels}
-    expected |= {f"imaginebench/halfcheetah-{level}-imaginary-v0" for level in levels[1:]}
-    assert set(ours) == expected and not any(r.default for r in ours.values())
-    other_seeds = {r.seed for r in recipes.values() if r.domain != "halfcheetah"}
-    for level in levels[1:]:
-        imagined = ours[f"imaginebench/halfcheetah-{level}-imaginary-v0"]
-        assert imagined.train_from == TRAIN and imagined.generator == "imagine"
-        assert imagined.seed == ours[f"imaginebench/halfcheetah-{level}-real-v0"].seed
-        assert imagined.seed not in other_seeds
 
 
 def test_tiny_build_loads_in_a_fresh_process_with_its_eval_env(minari_root, tmp_path):

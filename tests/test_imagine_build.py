@@ -102,3 +102,20 @@ def test_every_imaginary_recipe_twins_its_oracle(recipes):
         assert recipe.seed == oracle.seed and recipe.episodes == oracle.episodes
         assert recipe.default == oracle.default
         assert recipe.train_from == f"imaginebench/{recipe.domain}-train-real-v0" in recipes
+
+
+@pytest.mark.parametrize("domain", ["clevr", "babyai", "metaworld", "halfcheetah", "libero"])
+def test_each_domain_has_four_real_recipes_and_three_imagined_twins_with_their_own_seeds(recipes, domain):
+    ours = {i: r for i, r in recipes.items() if r.domain == domain}
+    levels = ("train", "rephrase", "easy", "hard")
+    expected = {f"imaginebench/{domain}-{level}-real-v0" for level in levels}
+    expected |= {f"imaginebench/{domain}-{level}-imaginary-v0" for level in levels[1:]}
+    assert set(ours) == expected
+    assert all(r.default == (domain == "clevr") for r in ours.values())  # make demo builds CLEVR's
+    other_seeds = {r.seed for r in recipes.values() if r.domain != domain}
+    for level in levels[1:]:
+        imagined = ours[f"imaginebench/{domain}-{level}-imaginary-v0"]
+        assert imagined.train_from == f"imaginebench/{domain}-train-real-v0"
+        assert imagined.generator == "imagine"
+        assert imagined.seed == ours[f"imaginebench/{domain}-{level}-real-v0"].seed
+        assert imagined.seed not in other_seeds
