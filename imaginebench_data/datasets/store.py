@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import minari
 import numpy as np
 
+from ..core.episode import Episode
 from .ids import datasets_root, parse_id
 
 CARD_KEY = "imaginebench_card"
@@ -57,3 +59,29 @@ def open_dataset(dataset_id: str) -> tuple[minari.MinariDataset, dict[str, Any]]
         raise DatasetNotFoundError(f"dataset {dataset_id!r} at {dataset_path} has no {CARD_KEY!r} "
                                    "metadata: it was not written by imaginebench-data")
     return dataset, card
+
+
+def stored_episodes(dataset: minari.MinariDataset, domain_name: str) -> Iterator[Episode]:
+    """The stored episodes of ``dataset`` as ``Episode`` objects: the arrays Minari reads back,
+    in the dtypes the writer hashed, with their per-episode metadata, the checkers' per-step
+    flags (``infos``) and, for scene domains, the stored simulator states."""
+    from ..domains import get_domain
+
+    domain = get_domain(domain_name)
+    metadatas = dataset.storage.get_episode_metadata(dataset.episode_indices)
+    for episode, metadata in zip(dataset.iterate_episodes(), metadatas):
+        options = {key: plain_value(value) for key, value in metadata["options"].items()}
+        infos = dict(episode.infos)
+        sim_states = infos.pop("sim_state", None) if domain.sim_state_dim else None
+        yield Episode(
+            states=np.asarray(episode.observations["state"], domain.state_space.dtype),
+            actions=np.asarray(episode.actions, domain.action_space.dtype),
+            rewards=np.asarray(episode.rewards, np.float32),
+            terminations=np.asarray(episode.terminations, bool),
+            truncations=np.asarray(episode.truncations, bool),
+            instruction=str(plain_value(episode.observations["instruction"][0])),
+            task_id=str(options["task_id"]), level=str(options["level"]),
+            phrasing_id=int(options["phrasing_id"]), seed=int(plain_value(metadata.get("seed", -1))),
+            source=str(options["source"]),
+            infos=infos, sim_states=None if sim_states is None else np.asarray(sim_states, np.float64),
+        )

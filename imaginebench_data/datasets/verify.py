@@ -20,11 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.episode import Episode
-from ..domains import get_domain
 from .checksum import ArrayChecksum
 from .ids import parse_id
-from .store import open_dataset, plain_value
+from .store import open_dataset, stored_episodes
 
 
 @dataclass
@@ -37,25 +35,6 @@ class Verdict:
     @property
     def ok(self) -> bool:
         return not self.problems
-
-
-def stored_episode(domain_name: str, episode, metadata: dict) -> Episode:
-    """An ``Episode`` of the arrays Minari read back, in the dtypes the writer hashed."""
-    domain = get_domain(domain_name)
-    options = {key: plain_value(value) for key, value in metadata["options"].items()}
-    sim_states = episode.infos.get("sim_state") if domain.sim_state_dim else None
-    return Episode(
-        states=np.asarray(episode.observations["state"], domain.state_space.dtype),
-        actions=np.asarray(episode.actions, domain.action_space.dtype),
-        rewards=np.asarray(episode.rewards, np.float32),
-        terminations=np.asarray(episode.terminations, bool),
-        truncations=np.asarray(episode.truncations, bool),
-        instruction=str(plain_value(episode.observations["instruction"][0])),
-        task_id=str(options["task_id"]), level=str(options["level"]),
-        phrasing_id=int(options["phrasing_id"]), seed=int(plain_value(metadata.get("seed", -1))),
-        source=str(options["source"]),
-        sim_states=None if sim_states is None else np.asarray(sim_states, np.float64),
-    )
 
 
 def _check_floor(verdict: Verdict, infos: dict, index: int) -> None:
@@ -95,9 +74,8 @@ def verify(dataset_id: str) -> Verdict:
         if card.get(key) != found:
             verdict.problems.append(f"card says {card.get(key)} {key}, Minari reads {found}")
     checksum = ArrayChecksum()
-    metadatas = dataset.storage.get_episode_metadata(dataset.episode_indices)
-    for index, (episode, metadata) in enumerate(zip(dataset.iterate_episodes(), metadatas)):
-        checksum.update(stored_episode(parsed.domain, episode, metadata))
+    for index, episode in enumerate(stored_episodes(dataset, parsed.domain)):
+        checksum.update(episode)
         if parsed.source == "real" and len(verdict.problems) < 5:
             _check_floor(verdict, episode.infos, index)
     if checksum.hexdigest() != card.get("checksum"):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from ..datasets.store import open_dataset, plain_value
+from ..core.episode import Episode
+from ..datasets.ids import parse_id
+from ..datasets.store import open_dataset, stored_episodes
 from ..domains import get_domain
 from .sequences import (
     IGNORE,
@@ -24,37 +25,20 @@ from .sequences import (
 HOLDOUT_EVERY = 10  # every 10th episode is held out from training (for the evidence)
 
 
-@dataclass
-class RealEpisode:
-    states: np.ndarray   # (T+1, D)
-    actions: np.ndarray  # (T, ...)
-    task_id: str
-    level: str
-    instruction: str
-
-
-def read_episodes(dataset_id: str) -> tuple[list[RealEpisode], str]:
+def read_episodes(dataset_id: str) -> tuple[list[Episode], str]:
     """The episodes of a local dataset and its checksum."""
     dataset, card = open_dataset(dataset_id)
-    episodes = []
-    metadatas = dataset.storage.get_episode_metadata(dataset.episode_indices)
-    for episode, metadata in zip(dataset.iterate_episodes(), metadatas):
-        options = {key: plain_value(value) for key, value in metadata["options"].items()}
-        instruction = plain_value(episode.observations["instruction"][0])
-        episodes.append(RealEpisode(np.asarray(episode.observations["state"], np.float32),
-                                    np.asarray(episode.actions), str(options["task_id"]),
-                                    str(options["level"]), str(instruction)))
-    return episodes, str(card["checksum"])
+    return list(stored_episodes(dataset, parse_id(dataset_id).domain)), str(card["checksum"])
 
 
-def split(episodes: list[RealEpisode]) -> tuple[list[RealEpisode], list[RealEpisode]]:
+def split(episodes: list[Episode]) -> tuple[list[Episode], list[Episode]]:
     """(training, held out): every ``HOLDOUT_EVERY``-th episode is held out."""
     held = [e for i, e in enumerate(episodes) if i % HOLDOUT_EVERY == HOLDOUT_EVERY - 1]
     kept = [e for i, e in enumerate(episodes) if i % HOLDOUT_EVERY != HOLDOUT_EVERY - 1]
     return kept, held
 
 
-def task_phrasings(domain_name: str, episodes: list[RealEpisode]) -> dict[str, tuple[str, ...]]:
+def task_phrasings(domain_name: str, episodes: list[Episode]) -> dict[str, tuple[str, ...]]:
     """Each task's phrasings at its episodes' level: instructions are re-drawn from these
     every epoch (KALM samples a paraphrase per sample), so every phrasing is seen."""
     domain = get_domain(domain_name)
@@ -75,7 +59,7 @@ class SequenceFactory:
         return SequenceBuilder(self.tokenizer, self.slot_id, self.state_dim, self.action_shape,
                                self.action_dtype, sentence)
 
-    def epoch(self, episodes: list[RealEpisode], phrasings: dict[str, tuple[str, ...]],
+    def epoch(self, episodes: list[Episode], phrasings: dict[str, tuple[str, ...]],
               rng: np.random.Generator, dynamics_per_episode: int = 2) -> list[Sequence]:
         sequences = []
         for episode in episodes:

@@ -19,8 +19,9 @@ import torch
 
 from ..build.rollout import episode_start
 from ..core.domain import Domain
+from ..core.episode import Episode
 from .backbone import slot_token_id
-from .data import RealEpisode, SequenceFactory, collate
+from .data import SequenceFactory, collate
 from .generate import Prompt, imagine
 from .model import GroundedLM
 from .sequences import dynamics_prompt
@@ -55,7 +56,7 @@ def predict_next_states(model: GroundedLM, domain: Domain, states: np.ndarray, a
     return np.concatenate(out)
 
 
-def next_state_evidence(model: GroundedLM, domain: Domain, held_out: list[RealEpisode]) -> dict[str, Any]:
+def next_state_evidence(model: GroundedLM, domain: Domain, held_out: list[Episode]) -> dict[str, Any]:
     states = np.concatenate([e.states[:-1] for e in held_out])
     actions = np.concatenate([e.actions for e in held_out])
     targets = np.concatenate([e.states[1:] for e in held_out])
