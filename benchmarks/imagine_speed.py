@@ -16,7 +16,6 @@ import time
 import numpy as np
 import torch
 
-from imaginebench_data.build.rollout import episode_start
 from imaginebench_data.domains import get_domain
 from imaginebench_data.imagine.backbone import backbone_for
 from imaginebench_data.imagine.checkpoint import load_checkpoint
@@ -25,6 +24,7 @@ from imaginebench_data.imagine.generate import Prompt, imagine
 from imaginebench_data.imagine.model import GroundedLM
 from imaginebench_data.imagine.sequences import TEMPLATE_TEXTS
 from imaginebench_data.imagine.train import SentenceTable
+from imaginebench_data.pipeline.rollout import episode_start
 
 
 def untrained_model(domain) -> GroundedLM:

@@ -17,10 +17,11 @@ hard alike; train and rephrase get 100 episodes per task (8,400).
 Episodes cycle through the level's tasks, so every task gets the same number of episodes
 (up to one) at every scale.
 
-Run one with ``imaginebench build imaginebench/babyai-train-real-v0 --scale demo``.
+Run one with ``imaginebench build imaginebench/babyai-train-real-v0 --scale demo``; all of them with
+``python -m imaginebench_data.builders.babyai [--scale paper]``.
 """
 
-from imaginebench_data.build.recipe import Recipe, imagined_twin
+from imaginebench_data.pipeline.recipe import Recipe, imagined_twin, main
 
 SCALES = {"train": (840, 8400, 11000), "rephrase": (420, 8400, 12000), "easy": (400, 18000, 13000),
           "hard": (300, 18000, 14000)}
@@ -46,3 +47,6 @@ RECIPES = [
 ]
 
 RECIPES += [imagined_twin(recipe) for recipe in RECIPES if recipe.level != "train"]
+
+if __name__ == "__main__":
+    main(RECIPES)

@@ -14,10 +14,11 @@
 Episodes cycle through the level's tasks, so every task gets the same number of episodes
 (up to one) at every scale.
 
-Run one with ``imaginebench build imaginebench/clevr-train-real-v0 --scale demo``.
+Run one with ``imaginebench build imaginebench/clevr-train-real-v0 --scale demo``; all of them with
+``python -m imaginebench_data.builders.clevr [--scale paper]``.
 """
 
-from imaginebench_data.build.recipe import Recipe, imagined_twin
+from imaginebench_data.pipeline.recipe import Recipe, imagined_twin, main
 
 RECIPES = [
     Recipe(
@@ -52,3 +53,6 @@ RECIPES = [
 ]
 
 RECIPES += [imagined_twin(recipe) for recipe in RECIPES if recipe.level != "train"]
+
+if __name__ == "__main__":
+    main(RECIPES)

@@ -15,10 +15,11 @@ per task for train-real and 200 per task for the other levels (the original does
 sizes): 5,800 episodes, about 37 minutes with two workers (measured per-episode rates).
 
 Build one with ``imaginebench build imaginebench/halfcheetah-train-real-v0`` (two worker processes
-by default), all seven with ``imaginebench build --domain halfcheetah``.
+by default), all seven with ``imaginebench build --domain halfcheetah`` or
+``python -m imaginebench_data.builders.halfcheetah``.
 """
 
-from imaginebench_data.build.recipe import level_recipes
+from imaginebench_data.pipeline.recipe import level_recipes, main
 
 # level: (tasks, seed)
 LEVELS = {"train": (4, 21000), "rephrase": (4, 22000), "easy": (2, 23000), "hard": (3, 24000)}
@@ -35,3 +36,6 @@ DESCRIPTIONS = {
 COUNTS = {level: (tasks, seed, DEMO_PER_TASK, PAPER_PER_TASK[level])
           for level, (tasks, seed) in LEVELS.items()}
 RECIPES = level_recipes("halfcheetah", "HalfCheetah", COUNTS, DESCRIPTIONS)
+
+if __name__ == "__main__":
+    main(RECIPES)

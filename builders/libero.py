@@ -19,10 +19,11 @@ other levels (12,200 real episodes, about 3.5 hours with two workers at the meas
 per-episode rates; each imagined set adds one re-simulation per imagined transition).
 
 Build one with ``imaginebench build imaginebench/libero-train-real-v0`` (two worker processes
-by default), all seven with ``imaginebench build --domain libero``.
+by default), all seven with ``imaginebench build --domain libero`` or
+``python -m imaginebench_data.builders.libero``.
 """
 
-from imaginebench_data.build.recipe import level_recipes
+from imaginebench_data.pipeline.recipe import level_recipes, main
 
 # level: (tasks, seed, demo episodes per task, paper episodes per task)
 LEVELS = {"train": (6, 15000, 30, 1000), "rephrase": (6, 16000, 8, 200), "easy": (12, 17000, 8, 200),
@@ -35,3 +36,6 @@ DESCRIPTIONS = {
 }
 
 RECIPES = level_recipes("libero", "LIBERO", LEVELS, DESCRIPTIONS)
+
+if __name__ == "__main__":
+    main(RECIPES)

@@ -11,10 +11,11 @@
 Demo scale: 20 episodes per task (a few minutes on one core). Paper scale: 1,000 per task
 for train-real (the original's 10,000 rollouts) and 200 per task for the other levels.
 
-Run one with ``imaginebench build imaginebench/metaworld-train-real-v0 --scale demo``.
+Run one with ``imaginebench build imaginebench/metaworld-train-real-v0 --scale demo``; all of them with
+``python -m imaginebench_data.builders.metaworld [--scale paper]``.
 """
 
-from imaginebench_data.build.recipe import level_recipes
+from imaginebench_data.pipeline.recipe import level_recipes, main
 
 # level: (tasks, seed)
 LEVELS = {"train": (10, 5000), "rephrase": (10, 6000), "easy": (8, 7000), "hard": (4, 8000)}
@@ -31,3 +32,6 @@ DESCRIPTIONS = {
 COUNTS = {level: (tasks, seed, DEMO_PER_TASK, PAPER_PER_TASK[level])
           for level, (tasks, seed) in LEVELS.items()}
 RECIPES = level_recipes("metaworld", "Meta-World", COUNTS, DESCRIPTIONS)
+
+if __name__ == "__main__":
+    main(RECIPES)

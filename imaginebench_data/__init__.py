@@ -9,16 +9,17 @@ The whole public API::
     ib.evaluate(policy, ...)       success rate per task, tasks cycled evenly
     ib.build(id, scale=...)        build one dataset from its recipe in builders/
     ib.get_domain(name)            a domain: tasks, predicates, simulator, expert, checkers
+    ib.register_domain(domain)     add a domain (see README "Adding a domain")
 """
 
 from __future__ import annotations
 
-from .domains import get_domain
-from .envs import make_env, register_envs
+from .core.env import make_env
+from .domains import all_domains, domain_names, get_domain, register_domain
 
 __version__ = "0.1.0"
 
-register_envs()
+domain_names()  # registers every domain and its env id with gymnasium
 
 
 def __getattr__(name: str):
@@ -30,7 +31,7 @@ def __getattr__(name: str):
         "Sampler": ("loader.sampler", "Sampler"),
         "evaluate": ("loader.evaluate", "evaluate"),
         "quality_frame": ("quality.frame", "quality_frame"),
-        "build": ("build.pipeline", "build"),
+        "build": ("pipeline.build", "build"),
     }
     if name in lazy:
         import importlib
@@ -41,4 +42,4 @@ def __getattr__(name: str):
 
 
 __all__ = ["load", "Transitions", "Sampler", "quality_frame", "make_env", "evaluate", "build",
-           "get_domain", "__version__"]
+           "get_domain", "register_domain", "domain_names", "all_domains", "__version__"]

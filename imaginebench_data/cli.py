@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from pathlib import Path
 
@@ -9,8 +10,42 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-app = typer.Typer(help="Build, check, document and inspect ImagineBench datasets.", no_args_is_help=True)
+# A user's mistake (an unknown or malformed id, an existing version, a missing file) is
+# answered with one line and exit code 2; --debug shows the traceback instead.
+USER_ERRORS = (KeyError, ValueError, FileNotFoundError, FileExistsError, PermissionError)
+_options = {"debug": False}
+
+
+class _App(typer.Typer):
+    def command(self, *args, **kwargs):
+        register = super().command(*args, **kwargs)
+
+        def decorator(function):
+            @functools.wraps(function)
+            def answered(*a, **k):
+                try:
+                    return function(*a, **k)
+                except USER_ERRORS as error:
+                    if _options["debug"]:
+                        raise
+                    message = error.args[0] if isinstance(error, KeyError) and error.args else error
+                    err_console.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+                    raise typer.Exit(2) from None
+
+            return register(answered)
+
+        return decorator
+
+
+app = _App(help="Build, check, document and inspect ImagineBench datasets.", no_args_is_help=True)
 console = Console(width=None if Console().is_terminal else 160)
+err_console = Console(stderr=True, width=None if Console().is_terminal else 160)
+
+
+@app.callback()
+def main(debug: bool = typer.Option(False, "--debug", help="Show the traceback of an error.")) -> None:
+    """Build, check, document and inspect ImagineBench datasets."""
+    _options["debug"] = debug
 
 
 def _pct(value: float) -> str:
@@ -20,8 +55,8 @@ def _pct(value: float) -> str:
 @app.command("list")
 def list_datasets() -> None:
     """Every dataset a recipe can build, its sizes, and whether it is built locally."""
-    from .build.recipe import load_recipes
-    from .datasets.store import local_ids
+    from .datasets.read import local_ids
+    from .pipeline.recipe import load_recipes
 
     local = set(local_ids())
     table = Table(title="imaginebench datasets")
@@ -56,15 +91,17 @@ def build(
     """
     from transformers.utils import logging as hf_logging
 
-    from .build.pipeline import build as build_one
-    from .build.recipe import SCALES, build_order, load_recipes
-    from .datasets.store import local_ids
+    from .datasets.ids import DatasetId
+    from .datasets.read import local_ids
+    from .pipeline.build import build as build_one
+    from .pipeline.recipe import SCALES, build_order, load_recipes
 
     if scale not in SCALES:
         raise typer.BadParameter(f"scale must be one of {SCALES}, got {scale!r}")
     hf_logging.disable_progress_bar()  # per-file "Loading weights" bars; ours show the work
     recipes = load_recipes()
-    targets = list(ids or []) + ([i for i, r in sorted(recipes.items()) if r.default] if default else [])
+    targets = [str(DatasetId.parse(i)) for i in ids or []]
+    targets += [i for i, r in sorted(recipes.items()) if r.default] if default else []
     unknown = sorted(set(domains or []) - {r.domain for r in recipes.values()})
     if unknown:
         raise typer.BadParameter(f"no recipes for domain(s) {unknown}; domains with recipes: "
@@ -85,8 +122,8 @@ def build(
         result = build_one(dataset_id, scale, force=force, workers=workers, episodes=episodes,
                            cards_dir=cards_dir, recipes=recipes, backbone=backbone, lora=lora)
         card = result.card
-        table.add_row(dataset_id, str(card["episodes"]), str(card["steps"]), _pct(card["goal_consistency"]),
-                      _pct(card["illegal_state_rate"]), _pct(card["transition_error_rate"]),
+        table.add_row(dataset_id, str(card.episodes), str(card.steps), _pct(card.goal_consistency),
+                      _pct(card.illegal_state_rate), _pct(card.transition_error_rate),
                       f"{result.seconds:.1f}")
     console.print(table)
 
@@ -97,13 +134,14 @@ def card(
     cards_dir: Path | None = typer.Option(None, help="Where to write the card (default: cards/)."),
 ) -> None:
     """Render a built dataset's stored card to Markdown, JSON and a plot."""
-    from .build.pipeline import default_cards_dir
     from .cards.render import write_card_files
-    from .datasets.store import open_dataset
+    from .datasets.ids import DatasetId
+    from .datasets.read import read_card
+    from .pipeline.build import default_cards_dir
     from .quality.frame import quality_frame
 
-    _, stored = open_dataset(dataset_id)
-    target = cards_dir or default_cards_dir(dataset_id)
+    stored = read_card(dataset_id)
+    target = cards_dir or default_cards_dir(DatasetId.parse(dataset_id))
     for path in write_card_files(stored, quality_frame(dataset_id), target):
         console.print(f"wrote {path}")
 
@@ -119,13 +157,13 @@ def verify(
     checkers' floor. Exits 1 if any fails."""
     from rich.progress import track
 
-    from .datasets.ids import parse_id
-    from .datasets.store import local_ids
+    from .datasets.ids import DatasetId
+    from .datasets.read import local_ids
     from .datasets.verify import verify as verify_one
 
     chosen = list(ids or [])
     if domains or not chosen:
-        chosen += [i for i in local_ids() if not domains or parse_id(i).domain in domains]
+        chosen += [i for i in local_ids() if not domains or DatasetId.parse(i).domain in domains]
     if not chosen:
         console.print("no local imaginebench datasets to verify")
         raise typer.Exit(1)
@@ -176,7 +214,7 @@ def ground(
     epochs: int = typer.Option(20, help="Training epochs."),
 ) -> None:
     """Ground a language model on a real dataset (or reuse the checkpoint); print its evidence."""
-    from .imagine.store import checkpoint_provenance, ensure_checkpoint
+    from .imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
     from .imagine.train import TrainSettings
 
     path = ensure_checkpoint(dataset_id, backbone=backbone, lora=lora, settings=TrainSettings(epochs=epochs))
@@ -243,7 +281,7 @@ def import_files(
     try:
         results = import_dir(src_dir, namespace=namespace, force=force, cards_dir=cards_dir,
                              only=list(only or []) or None, unmatched=unmatched, check_only=check)
-    except (ValueError, FileNotFoundError, DatasetExistsError) as error:  # SourceFileError is a ValueError
+    except (ValueError, FileNotFoundError, DatasetExistsError) as error:  # OriginalFileError is a ValueError
         console.print(f"[red]error:[/red] {error}\nNothing was written.")
         raise typer.Exit(1) from error
     table = Table(title=f"imported from {src_dir} as {namespace}/...")
@@ -253,10 +291,11 @@ def import_files(
         table.add_column(column)
     for result in results:
         card = result.card
-        figures = ([str(card["steps"]), _pct(card["goal_consistency"]), _pct(card["illegal_state_rate"]),
-                    _pct(card["transition_error_rate"])] if card else ["", "", "", ""])
+        figures = ([str(card.steps), _pct(card.goal_consistency), _pct(card.illegal_state_rate),
+                    _pct(card.transition_error_rate)] if card else ["", "", "", ""])
         kept = f"{result.episodes} of {result.rows_read}" if result.episodes is not None else "-"
-        table.add_row(result.file_name, result.dataset_id.split("/", 1)[1], kept, *figures, result.status)
+        name = str(result.dataset_id).split("/", 1)[1]
+        table.add_row(result.file_name, name, kept, *figures, result.status)
     console.print(table)
 
 

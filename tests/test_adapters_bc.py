@@ -8,7 +8,7 @@ import imaginebench_data as ib
 from imaginebench_data.adapters import to_d4rl
 from imaginebench_data.baselines.bc import BCSettings, train_bc
 from imaginebench_data.baselines.compare import eval_episodes, markdown_table, regime_sources, summary
-from imaginebench_data.build.pipeline import build
+from imaginebench_data.pipeline.build import build
 
 TRAIN = "imaginebench/clevr-train-real-v0"
 

@@ -10,8 +10,8 @@ TRAIN = "imaginebench/babyai-train-real-v0"
 
 def test_tiny_build_loads_in_a_fresh_process_with_its_eval_env(minari_root, tmp_path):
     card = tiny_real_build(TRAIN, 6, tmp_path)
-    assert card["domain"] == "babyai"
-    assert set(card["illegal_by_kind"]) >= {"overlap", "agent_in_wall", "non_finite"}
+    assert card.domain == "babyai"
+    assert set(card.illegal_by_kind) >= {"overlap", "agent_in_wall", "non_finite"}
     assert (tmp_path / "cards" / "babyai-train-real-v0.json").stat().st_size > 0
     code = """
         import json, sys, minari
@@ -33,7 +33,7 @@ def test_tiny_build_loads_in_a_fresh_process_with_its_eval_env(minari_root, tmp_
         }))
     """
     seen = json.loads(run_fresh(code, minari_root))
-    assert seen["episodes"] == 6 and seen["steps"] == card["steps"] and seen["rows"] == seen["actions"] + 1
+    assert seen["episodes"] == 6 and seen["steps"] == card.steps and seen["rows"] == seen["actions"] + 1
     assert seen["contains"] and seen["success_info"]
     assert seen["env"] == "imaginebench/BabyAI-v0" and seen["level"] == "train"
     assert len(seen["task_ids"]) == 6  # episodes cycle through distinct tasks

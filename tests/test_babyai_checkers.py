@@ -8,8 +8,8 @@ import pytest
 from checking import corrupted
 
 from imaginebench_data import get_domain
-from imaginebench_data.build.rollout import expert_episode
 from imaginebench_data.domains.babyai.sim import LOCKED, OPEN, compose_state
+from imaginebench_data.pipeline.rollout import expert_episode
 from imaginebench_data.quality.checkers import annotate
 
 BABYAI = get_domain("babyai")

@@ -37,7 +37,7 @@ def agent(state):
 def test_any_state_round_trips(sim):
     states = (compose_state(), compose_state(carrying="key", door_state=LOCKED), compose_state(door_row=6))
     for state in states:
-        sim.set_state(state)
+        sim.place(state)
         assert np.array_equal(sim.get_state(), state)
 
 
@@ -95,11 +95,11 @@ def test_malformed_states_step_without_crashing(sim):
 def test_resets_redraw_colours_and_pin_the_target(sim):
     rng = np.random.default_rng(0)
     task = BABYAI.task("train", "goto-purple-box")
-    starts = np.stack([BABYAI.reset_state(task, rng, sim) for _ in range(30)])
+    starts = np.stack([sim.reset(task, rng) for _ in range(30)])
     assert (starts[:, 3] == 3).all()  # box purple
     assert len(np.unique(starts[:, 0])) > 1 and len(np.unique(starts[:, 9])) > 1
     assert (starts[:, 12] == CLOSED).all()
-    hard = np.stack([BABYAI.reset_state(BABYAI.task("hard", "key-then-open"), rng, sim) for _ in range(10)])
+    hard = np.stack([sim.reset(BABYAI.task("hard", "key-then-open"), rng) for _ in range(10)])
     assert (hard[:, 12] == LOCKED).all() and (hard[:, 9] == hard[:, 6]).all()
     assert not BABYAI.illegal(np.concatenate([starts, hard])).any()
 

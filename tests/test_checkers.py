@@ -8,7 +8,7 @@ import pytest
 from checking import corrupted
 
 from imaginebench_data import get_domain
-from imaginebench_data.build.rollout import expert_episode
+from imaginebench_data.pipeline.rollout import expert_episode
 from imaginebench_data.quality.checkers import annotate
 
 CLEVR = get_domain("clevr")

@@ -21,7 +21,7 @@ def test_push_moves_only_the_pushed_ball_and_is_deterministic():
 def test_simulator_takes_any_state():
     sim = ClevrSimulator()
     state = scene(red=(0.31, -0.27))
-    sim.set_state(state)
+    sim.place(state)
     assert np.array_equal(sim.get_state(), state)
 
 

@@ -27,7 +27,7 @@ def test_build_list_inspect_card(built, tmp_path):
     assert inspected.exit_code == 0 and f"{built['episodes']} episodes" in inspected.output
     again = runner.invoke(app, ["build", HARD, "--episodes", "4", "--workers", "1",
                                 "--cards-dir", str(tmp_path / "cards")])
-    assert again.exit_code != 0 and "--force" in str(again.exception)
+    assert again.exit_code == 2 and "--force" in again.output and "Traceback" not in again.output
     rendered = runner.invoke(app, ["card", HARD, "--cards-dir", str(tmp_path / "again")])
     assert rendered.exit_code == 0
     assert json.loads((tmp_path / "again" / "clevr-hard-real-v0.json").read_text()) == built
@@ -42,18 +42,34 @@ def test_quality_frame_agrees_with_the_card(built):
     assert (frame["illegal_states"] == 0).all() and (frame["transition_errors"] == 0).all()
 
 
-def test_unknown_dataset_is_a_clear_cli_error(minari_root):
+def test_unknown_dataset_is_one_line_without_a_traceback(minari_root):
     result = CliRunner().invoke(app, ["inspect", "imaginebench/clevr-easy-real-v3"])
-    assert result.exit_code != 0
-    assert "clevr-easy-real-v3" in str(result.exception) and "imaginebench build" in str(result.exception)
+    assert result.exit_code == 2 and result.exception is not None  # typer.Exit, not the KeyError
+    assert not isinstance(result.exception, KeyError)
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: dataset 'imaginebench/clevr-easy-real-v3'")
+    assert "imaginebench build" in lines[0] and "Traceback" not in result.output
+    debug = CliRunner().invoke(app, ["--debug", "inspect", "imaginebench/clevr-easy-real-v3"])
+    assert isinstance(debug.exception, KeyError)  # --debug lets the error through with its traceback
+
+
+@pytest.mark.parametrize("bad", ["imaginebench/clevr-easy-real-v00", "imaginebench/clevr-easy-real-v\u0660",
+                                 "imaginebench/clevr-easy-real-v0\n", " imaginebench/clevr-easy-real-v0"])
+def test_malformed_ids_are_refused_in_one_line(minari_root, bad):
+    bad = bad.encode().decode("unicode_escape")
+    result = CliRunner().invoke(app, ["inspect", bad])
+    assert result.exit_code == 2 and "malformed dataset id" in result.output
+    assert "Traceback" not in result.output
 
 
 def test_cards_of_another_namespace_get_their_own_folder():
-    from imaginebench_data.build.pipeline import default_cards_dir
+    from imaginebench_data.datasets.ids import DatasetId
+    from imaginebench_data.pipeline.build import default_cards_dir
 
-    root = default_cards_dir()
-    assert default_cards_dir("imaginebench/clevr-train-real-v0") == root
-    assert default_cards_dir("imaginebench-original/clevr-train-real-v0") == root / "imaginebench-original"
+    root = default_cards_dir(DatasetId.parse("imaginebench/clevr-train-real-v0"))
+    assert root.name == "cards"
+    assert (default_cards_dir(DatasetId.parse("imaginebench-original/clevr-train-real-v0"))
+            == root / "imaginebench-original")
 
 
 def test_build_by_domain_names_unknown_domains(minari_root):

@@ -11,7 +11,7 @@ d3rlpy = pytest.importorskip("d3rlpy")
 from minari.data_collector import EpisodeBuffer  # noqa: E402
 
 from imaginebench_data.adapters.d3rlpy import to_d3rlpy  # noqa: E402
-from imaginebench_data.build.pipeline import build  # noqa: E402
+from imaginebench_data.pipeline.build import build  # noqa: E402
 
 TRAIN = "imaginebench/clevr-train-real-v0"
 

@@ -7,11 +7,11 @@ import pytest
 
 d3rlpy = pytest.importorskip("d3rlpy")
 
+from imaginebench_data import make_env  # noqa: E402
 from imaginebench_data.adapters.d3rlpy import to_d3rlpy  # noqa: E402
 from imaginebench_data.baselines.compare import compare, write_results  # noqa: E402
 from imaginebench_data.baselines.offline import OfflineSettings, mix, train_offline  # noqa: E402
-from imaginebench_data.build.pipeline import build  # noqa: E402
-from imaginebench_data.envs import make_env  # noqa: E402
+from imaginebench_data.pipeline.build import build  # noqa: E402
 
 TRAIN = "imaginebench/clevr-train-real-v0"
 EASY = "imaginebench/clevr-easy-real-v0"

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from imaginebench_data import get_domain
-from imaginebench_data.build.rollout import expert_episode
+from imaginebench_data.pipeline.rollout import expert_episode
 
 CLEVR = get_domain("clevr")
 

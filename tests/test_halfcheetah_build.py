@@ -11,8 +11,8 @@ TRAIN = "imaginebench/halfcheetah-train-real-v0"
 def test_tiny_build_loads_in_a_fresh_process_with_its_eval_env(minari_root, tmp_path):
     # episodes 2 and 3 of the recipe: jump-forward and jump-backward (5 steps each)
     card = tiny_real_build(TRAIN, 4, tmp_path)
-    assert card["domain"] == "halfcheetah" and card["tasks"] == 4
-    assert set(card["illegal_by_kind"]) == {"joint_out_of_range", "too_fast", "torso_in_floor",
+    assert card.domain == "halfcheetah" and card.tasks == 4
+    assert set(card.illegal_by_kind) == {"joint_out_of_range", "too_fast", "torso_in_floor",
                                             "bad_counters", "non_finite"}
     assert (tmp_path / "cards" / "halfcheetah-train-real-v0.json").stat().st_size > 0
     code = """
@@ -39,7 +39,7 @@ def test_tiny_build_loads_in_a_fresh_process_with_its_eval_env(minari_root, tmp_
         }))
     """
     seen = json.loads(run_fresh(code, minari_root))
-    assert seen["episodes"] == 4 and seen["steps"] == card["steps"]
+    assert seen["episodes"] == 4 and seen["steps"] == card.steps
     steps = seen["actions"][0]
     assert seen["shape"] == [steps + 1, 22] and seen["actions"] == [steps, 6]
     assert seen["sim_state"] == [steps + 1, 22]

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 from checking import corrupted
 
-from imaginebench_data import get_domain
-from imaginebench_data.build.rollout import expert_episode
+from imaginebench_data import get_domain, make_env
 from imaginebench_data.domains.halfcheetah.checks import JOINT_RANGE
 from imaginebench_data.domains.halfcheetah.layout import DX, JOINTS, QVEL, ROOTZ, TIME, X
-from imaginebench_data.envs import make_env
+from imaginebench_data.domains.halfcheetah.sim import SIM_STATE_DIM
+from imaginebench_data.pipeline.rollout import expert_episode
 from imaginebench_data.quality.checkers import annotate
 
 HC = get_domain("halfcheetah")
@@ -41,7 +41,7 @@ def test_joint_ranges_are_the_models(sim):
 
 def test_reset_hides_absolute_x(sim):
     for seed in range(3):
-        state = sim.reset_scene(HC.tasks("train")[0], np.random.default_rng(seed))
+        state = sim.reset(HC.tasks("train")[0], np.random.default_rng(seed))
         assert sim.data.qpos[0] != 0.0                      # gymnasium's reset noise moved the root
         assert state[DX] == 0.0 and np.all(state[X:] == 0.0)
         np.testing.assert_allclose(state[1:9], sim.data.qpos[1:], atol=1e-6)
@@ -50,7 +50,7 @@ def test_reset_hides_absolute_x(sim):
 def test_first_18_numbers_are_dx_then_gymnasiums_own_observation(sim):
     """0-17 are the issue's (and the original's) state: the step's x displacement, then
     HalfCheetah-v5's 17-number observation; the 4 counters only follow."""
-    state = sim.reset_scene(HC.tasks("train")[0], np.random.default_rng(4))
+    state = sim.reset(HC.tasks("train")[0], np.random.default_rng(4))
     np.testing.assert_allclose(state[1:18], sim.env._get_obs(), atol=1e-6)
     actions = np.random.default_rng(5).uniform(-1, 1, (20, 6))
     for action in actions:
@@ -63,7 +63,7 @@ def test_first_18_numbers_are_dx_then_gymnasiums_own_observation(sim):
 
 def test_real_rollout_resimulates_exactly(clean, sim):
     assert clean.task_id == "jump-in-place" and clean.terminations[-1] and len(clean) == 15
-    assert clean.infos["sim_state"].shape == (16, HC.sim_state_dim)
+    assert clean.infos["sim_state"].shape == (16, SIM_STATE_DIM)
     assert clean.infos["legal"].all() and clean.infos["transition_error"].max() == 0.0
     # without the stored simulator states: rebuilt from the 22 numbers, float32 rounding only
     rebuilt = corrupt(clean, sim, 0, lambda s: None)

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from fresh import run_fresh
 
-from imaginebench_data.build.pipeline import build
-from imaginebench_data.build.recipe import build_order, load_recipes
-from imaginebench_data.build.rollout import episode_start
-from imaginebench_data.datasets.store import DatasetNotFoundError
-from imaginebench_data.domains import get_domain
-from imaginebench_data.imagine import store
+from imaginebench_data.datasets.read import DatasetNotFoundError
+from imaginebench_data.domains import domain_names, get_domain
+from imaginebench_data.imagine import checkpoints as store
+from imaginebench_data.pipeline.build import build
+from imaginebench_data.pipeline.recipe import build_order, load_recipes
+from imaginebench_data.pipeline.rollout import episode_start
 
 TRAIN = "imaginebench/clevr-train-real-v0"
 EASY = "imaginebench/clevr-easy-imaginary-v0"
@@ -44,21 +44,22 @@ def test_imaginary_build_round_trip(minari_root, models, recipes, tmp_path, monk
     [checkpoint] = list(models.iterdir())
     training = json.loads((checkpoint / "training.json").read_text())
     for result in (easy, hard):
-        prov = result.card["provenance"]
-        assert result.card["source"] == "imaginary" and prov["generator"] == "imagine"
+        prov = result.card.provenance
+        assert result.card.source == "imaginary" and prov["generator"] == "imagine"
         assert prov["checkpoint_hash"] == training["hash"] and prov["trained_on"] == TRAIN
         assert prov["backbone"].startswith("gpt2-scratch") and prov["sentence_encoder"] == "minilm"
         evidence = prov["evidence"]
         assert evidence["goal"]["episodes"] == 16 and evidence["next_state"]["held_out_transitions"] > 0
-        assert all("goal_consistency" in task for task in result.card["per_task"].values())
+        assert all("goal_consistency" in task for task in result.card.per_task.values())
     stored = json.loads((cards / "clevr-hard-imaginary-v0.json").read_text())
-    assert stored == hard.card
+    assert stored == hard.card.to_json()
     # checked by two worker processes (the default) or in this one: the same data and figures
     alone = build(HARD, episodes=6, workers=1, force=True, cards_dir=tmp_path / "alone", recipes=recipes,
                   progress=False)
-    assert hard.card["provenance"]["workers"] == 2 and alone.card["provenance"]["workers"] == 1
+    assert hard.card.provenance["workers"] == 2 and alone.card.provenance["workers"] == 1
     figures = ("checksum", "goal_consistency", "transition_error_rate", "illegal_state_rate", "per_task")
-    assert {key: alone.card[key] for key in figures} == {key: hard.card[key] for key in figures}
+    assert ({key: getattr(alone.card, key) for key in figures}
+            == {key: getattr(hard.card, key) for key in figures})
     assert "Did the generator learn" in (cards / "clevr-hard-imaginary-v0.md").read_text()
     script = f"""
 import json, minari, numpy as np
@@ -98,13 +99,13 @@ def test_every_imaginary_recipe_twins_its_oracle(recipes):
     imagined = [r for r in recipes.values() if r.generator == "imagine"]
     assert len(imagined) == 3 * len({r.domain for r in recipes.values()})
     for recipe in imagined:
-        oracle = recipes[recipe.dataset_id.replace("-imaginary-", "-real-")]
+        oracle = recipes[str(recipe.dataset_id.with_(source="real"))]
         assert recipe.seed == oracle.seed and recipe.episodes == oracle.episodes
         assert recipe.default == oracle.default
-        assert recipe.train_from == f"imaginebench/{recipe.domain}-train-real-v0" in recipes
+        assert str(recipe.train_from) == f"imaginebench/{recipe.domain}-train-real-v0" in recipes
 
 
-@pytest.mark.parametrize("domain", ["clevr", "babyai", "metaworld", "halfcheetah", "libero"])
+@pytest.mark.parametrize("domain", domain_names())
 def test_each_domain_has_four_real_recipes_and_three_imagined_twins_with_their_own_seeds(recipes, domain):
     ours = {i: r for i, r in recipes.items() if r.domain == domain}
     levels = ("train", "rephrase", "easy", "hard")
@@ -115,7 +116,7 @@ def test_each_domain_has_four_real_recipes_and_three_imagined_twins_with_their_o
     other_seeds = {r.seed for r in recipes.values() if r.domain != domain}
     for level in levels[1:]:
         imagined = ours[f"imaginebench/{domain}-{level}-imaginary-v0"]
-        assert imagined.train_from == f"imaginebench/{domain}-train-real-v0"
+        assert str(imagined.train_from) == f"imaginebench/{domain}-train-real-v0"
         assert imagined.generator == "imagine"
         assert imagined.seed == ours[f"imaginebench/{domain}-{level}-real-v0"].seed
         assert imagined.seed not in other_seeds

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from imagine_helpers import CLEVR, set_heads, tiny_model
 
-from imaginebench_data.build.rollout import episode_start, rollout_episode
 from imaginebench_data.core.text import observation_space
 from imaginebench_data.datasets.validate import validate_episode
 from imaginebench_data.imagine.generate import Prompt, imagine, imagine_batch
+from imaginebench_data.pipeline.rollout import episode_start, rollout_episode
 from imaginebench_data.quality.checkers import INFO_KEYS, annotate
 
 
@@ -88,7 +88,7 @@ def test_non_finite_output_is_kept_flagged_and_writable(sim):
 def test_continuous_actions_are_executed_as_the_simulator_would():
     import gymnasium as gym
 
-    from imaginebench_data.build.sources import executed_actions
+    from imaginebench_data.pipeline.generators import executed_actions
 
     space = gym.spaces.Box(-1.0, 1.0, (2,), np.float32)
     actions = np.array([[0.5, -0.5], [1.2, 0.0], [np.nan, 0.3], [-3.0, 1.0]], np.float32)

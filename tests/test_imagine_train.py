@@ -8,7 +8,6 @@ import torch
 from imagine_helpers import CLEVR
 from transformers import LlamaConfig, LlamaForCausalLM
 
-from imaginebench_data.build.pipeline import build
 from imaginebench_data.imagine.checkpoint import checkpoint_hash, load_checkpoint, training_info
 from imaginebench_data.imagine.data import read_episodes, split
 from imaginebench_data.imagine.evidence import predict_next_states
@@ -16,6 +15,7 @@ from imaginebench_data.imagine.generate import Prompt, imagine_batch
 from imaginebench_data.imagine.sequences import TEMPLATE_TEXTS
 from imaginebench_data.imagine.tokenizer import build_word_tokenizer
 from imaginebench_data.imagine.train import SentenceTable, TrainSettings, train_grounding
+from imaginebench_data.pipeline.build import build
 
 TRAIN = "imaginebench/clevr-train-real-v0"
 
@@ -92,7 +92,7 @@ def test_llama_backbone_by_path(in_real, tmp_path, lora):
     sim = CLEVR.simulator()
     rng = np.random.default_rng(0)
     tasks = CLEVR.tasks("rephrase")[:3]
-    prompts = [Prompt(t, t.phrasings[0], CLEVR.reset_state(t, rng, sim)) for t in tasks]
+    prompts = [Prompt(t, t.phrasings[0], sim.reset(t, rng)) for t in tasks]
     none = SentenceTable(None)
     cached, naive = imagine_batch(model, prompts, none), imagine_batch(model, prompts, none, cache=False)
     for a, b in zip(cached, naive):

@@ -1,141 +1,47 @@
 """Importing the original ImagineBench files: HDF5 + side .npy, pickled .npy, and the Parquet release.
 
-The files are written here in the original layouts from CLEVR rollouts of our own simulator
-(with a fake 768-d encoding appended), imported the way a user would, and read back.
+The files are written here in the original layouts (``original_layouts``) from rollouts of our own
+simulators (CLEVR, and HalfCheetah in its original 18-number layout), imported the way a user
+would, and read back.
 """
 
 import json
 import os
 import pickle
 
-import h5py
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from fresh import run_fresh
+from original_layouts import (
+    CLEVR,
+    HALFCHEETAH,
+    babyai_file,
+    cheetah_file,
+    cheetah_rollouts,
+    padded,
+    pickled_rephrase,
+    rollouts,
+    write_ball_h5,
+    write_cheetah,
+    write_release,
+)
 from typer.testing import CliRunner
 
-from imaginebench_data import get_domain
-from imaginebench_data.build.rollout import expert_episode
 from imaginebench_data.cli import app
-from imaginebench_data.datasets.store import open_dataset, plain_value
+from imaginebench_data.datasets.ids import DatasetId
+from imaginebench_data.datasets.read import open_dataset, plain_value, stored_episodes
 from imaginebench_data.datasets.writer import DatasetExistsError
-from imaginebench_data.imports import SourceFileError, UnsafePickleError, import_dir, read_sources
+from imaginebench_data.domains import domain_names, get_domain
+from imaginebench_data.domains.halfcheetah.layout import DT, PEAK, TIME, TROUGH, X, from_original
+from imaginebench_data.imports import OriginalFileError, UnsafePickleError, import_dir, read_originals
+from imaginebench_data.imports.names import Target, target_of
 from imaginebench_data.imports.resolve import TaskResolver
 
-CLEVR = get_domain("clevr")
-DIRECTIONS = ("behind", "left", "front", "right")  # the original's goal[5] order
-ORIGINAL_WORDS = {"behind": "behind", "left": "to the left of", "front": "in front of",
-                  "right": "to the right of"}
-COLOURS = ("red", "blue", "green", "purple", "cyan")
-ARRAY_KEYS = ("observations", "actions", "next_observations", "rewards", "terminals", "masks", "goals")
 TRAIN_ID = "imaginebench-original/clevr-train-real-v0"
 REPHRASE_ID = "imaginebench-original/clevr-rephrase-imaginary-v0"
-
-
-# --- the original layouts -------------------------------------------------------------------
-def rollouts(level, count):
-    sim = CLEVR.simulator()
-    return [expert_episode(CLEVR, level, index, 7, sim) for index in range(count)]
-
-
-def goal_code(task):
-    """The original's 6-number relation goal: 1 at the source ball, 2 at the reference, then the direction."""
-    code = np.zeros(6)
-    code[task.goal["src"]], code[task.goal["dst"]] = 1, 2
-    code[5] = DIRECTIONS.index(task.goal["relation"])
-    return code
-
-
-def original_text(task):
-    goal = task.goal
-    return (f"Let\u2019s see: can you push the {COLOURS[goal['src']]} ball "
-            f"{ORIGINAL_WORDS[goal['relation']]} the {COLOURS[goal['dst']]} ball?")
-
-
-def padded(episodes, encoding=True, next_observations=False):
-    """Arrays in the original layout. Without next_observations a trajectory stores its T+1 states
-    and a dummy last action (masks.sum() = T+1); with them it stores T states and T next states."""
-    rng = np.random.default_rng(0)
-    width = 10 + 768 * encoding
-    lengths = [len(e) + (0 if next_observations else 1) for e in episodes]
-    rows, steps = len(episodes), max(lengths) + 2
-    arrays = {"observations": np.full((rows, steps, width), np.nan, np.float32),
-              "actions": np.zeros((rows, steps), np.int64), "rewards": np.zeros((rows, steps, 1), np.float32),
-              "masks": np.zeros((rows, steps, 1), np.float32)}
-    if next_observations:
-        arrays["next_observations"] = np.full((rows, steps, width), np.nan, np.float32)
-        arrays["terminals"] = np.zeros((rows, steps), np.float32)
-    for i, (episode, length) in enumerate(zip(episodes, lengths)):
-        code = rng.uniform(-1, 1, (1, width - 10)).astype(np.float32)  # one encoding per trajectory
-        arrays["observations"][i, :length] = np.hstack([episode.states[:length], code.repeat(length, 0)])
-        if next_observations:
-            arrays["next_observations"][i, :length] = np.hstack([episode.states[1:], code.repeat(length, 0)])
-            arrays["terminals"][i, length - 1] = 1
-        arrays["actions"][i, :len(episode)] = episode.actions
-        arrays["rewards"][i, :len(episode), 0] = episode.rewards
-        arrays["masks"][i, :length] = 1
-    return arrays
-
-
-def write_ball_h5(folder, name, episodes, **changes):
-    """An HDF5 data file and its side .npy (instructions + goals); ``changes`` replace arrays (None: drop)."""
-    arrays = {**padded(episodes), **changes}
-    with h5py.File(folder / name, "w") as file:
-        for key, value in arrays.items():
-            if value is not None:
-                file[key] = value
-    side = {"instructions": [[original_text(CLEVR.task(e.level, e.task_id)), "A second wording."]
-                             for e in episodes],
-            "goals": np.stack([goal_code(CLEVR.task(e.level, e.task_id)) for e in episodes])}
-    np.save(folder / (name.rsplit(".", 1)[0] + ".npy"), side)
-    return arrays, side
-
-
-def write_release(paths, originals):
-    """The Parquet release: one row per trajectory, rows of all files mixed, split over ``paths``."""
-    rows = []
-    for name, content in originals.items():
-        for index in range(len(content["observations"])):
-            row = {"file_name": name, "row_index": index}
-            for key in ARRAY_KEYS:
-                array = np.asarray(content[key]) if key in content else None
-                row[f"{key}_shape"] = None if array is None else str(array.shape)
-                row[f"{key}_dtype"] = None if array is None else array.dtype.name
-                row[f"{key}_data"] = None if array is None else np.ascontiguousarray(array[index]).astype(
-                    array.dtype.newbyteorder("<")).tobytes()
-            row["instructions_data"] = content["instructions"][index] if "instructions" in content else None
-            row["task_str_data"] = [content["task_str"][index]] if "task_str" in content else None
-            rows.append(row)
-    rows = rows[::-1]  # not in file or row order
-    for part, path in enumerate(paths):
-        chunk = rows[part::len(paths)]
-        pq.write_table(pa.table({column: [row[column] for row in chunk] for column in chunk[0]}), path)
-
-
-def babyai_file(width=17):
-    rng = np.random.default_rng(3)
-    observations = rng.uniform(0, 8, (3, 5, width)).astype(np.float32)
-    masks = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 1, 0, 0, 0]], np.float32)[:, :, None]
-    return {"observations": observations, "next_observations": observations + 1,
-            "actions": rng.integers(0, 7, (3, 5)), "rewards": rng.uniform(0, 1, (3, 5, 1)).astype(np.float32),
-            "terminals": masks[:, :, 0], "masks": masks, "task_str": ["goto", "open", "pickup"],
-            "instructions": [["go to the ball", "reach the ball"], ["open the door"], ["pick up the key"]]}
-
-
-def mujoco_file():
-    """A pickled file of a domain treated as not built (see ``without_halfcheetah``)."""
-    return babyai_file(width=18)
-
-
-@pytest.fixture(autouse=True)
-def without_halfcheetah(monkeypatch):
-    """The importer as it behaves for a domain whose folder is absent: every domain is built
-    now, so HalfCheetah is hidden from it to exercise the check-and-report path."""
-    import imaginebench_data.imports.importer as importer
-
-    monkeypatch.setattr(importer, "DOMAINS", tuple(d for d in importer.DOMAINS if d != "halfcheetah"))
+CHEETAH_ID = "imaginebench-original/halfcheetah-train-real-v0"
 
 
 @pytest.fixture(scope="module")
@@ -148,21 +54,26 @@ def rephrase_episodes():
     return rollouts("rephrase", 3)
 
 
-def pickled_rephrase(episodes, extra_instruction=None):
-    """An imaginary file with next_observations and our own rephrase phrasings (no goals); a NaN state.
-    With ``extra_instruction``, two more rows: a copy of row 0 with that text, and an empty row."""
-    arrays = padded(episodes, encoding=False, next_observations=True)
-    arrays["observations"][0, 1, 3] = np.nan  # imaginary data may hold non-finite states
-    instructions = [[e.instruction] for e in episodes]
-    if extra_instruction:
-        arrays = {k: np.concatenate([v, v[:1], v[:1]]) for k, v in arrays.items()}
-        arrays["masks"][-1] = 0
-        instructions += [[extra_instruction], instructions[0]]
-    return {**arrays, "instructions": instructions}
+@pytest.fixture(scope="module")
+def cheetah_train():
+    """Two jumps the expert completes (5 steps each) and a run cut after 10 steps (not reached)."""
+    found = cheetah_rollouts("train", [("jump-forward", 12), ("jump-backward", 12), ("run-forward", 10)])
+    assert [r.success for r in found] == [True, True, False]
+    return found
 
 
 def nothing_written(minari_root, cards):
     return not any(minari_root.rglob("metadata.json")) and not (cards.exists() and any(cards.iterdir()))
+
+
+def file_states(arrays, row):
+    """The (T+1, 18) original states trajectory ``row`` of a file stores, cut as the importer cuts them."""
+    length = int(arrays["masks"][row].sum())
+    observations = arrays["observations"][row, :length, :HALFCHEETAH.original.state_dim]
+    if "next_observations" not in arrays:
+        return observations
+    final = arrays["next_observations"][row, length - 1:length, :HALFCHEETAH.original.state_dim]
+    return np.concatenate([observations, final])
 
 
 # --- tests ----------------------------------------------------------------------------------------
@@ -175,17 +86,18 @@ def test_hdf5_import_recovers_states_text_and_tasks_in_a_fresh_process(minari_ro
     masks[cut, 3:] = 0
     arrays, side = write_ball_h5(src, "ball_real.hdf5", train_episodes, masks=masks)
     (src / "clevr_test_easy_level.npy").write_bytes(b"not a dataset")  # ignored, never read
+    (src / "nodomain_real.npy").write_bytes(b"no registered domain has this prefix")  # ignored too
     [result] = import_dir(src, cards_dir=tmp_path / "cards", progress=False)
     lengths = arrays["masks"][:, :, 0].sum(axis=1).astype(int)
     card = result.card
-    assert result.dataset_id == TRAIN_ID and result.status == "written" and result.episodes == 4
+    assert str(result.dataset_id) == TRAIN_ID and result.status == "written" and result.episodes == 4
     assert pushes[cut] > 2 and list(lengths - 1) == [2 if i == cut else n for i, n in enumerate(pushes)]
-    assert card["steps"] == sum(pushes) - pushes[cut] + 2
-    assert card["transition_error_rate"] == 0 and card["illegal_state_rate"] == 0  # our simulator's data
-    assert card["goal_consistency"] == 0.75
-    assert card["provenance"]["rows_read"] == card["provenance"]["rows_kept"] == 4
-    assert set(card["provenance"]["sha256"]) == {"ball_real.hdf5", "ball_real.npy"}
-    assert card["provenance"]["stored_observation_width"] == 778
+    assert card.steps == sum(pushes) - pushes[cut] + 2
+    assert card.transition_error_rate == 0 and card.illegal_state_rate == 0  # our simulator's data
+    assert card.goal_consistency == 0.75
+    assert card.provenance["rows_read"] == card.provenance["rows_kept"] == 4
+    assert set(card.provenance["sha256"]) == {"ball_real.hdf5", "ball_real.npy"}
+    assert card.provenance["stored_observation_width"] == 778
     assert (tmp_path / "cards" / "clevr-train-real-v0.json").is_file()
     code = f"""
         import json, minari
@@ -214,28 +126,29 @@ def test_parquet_release_gives_the_same_datasets_as_the_original_files(minari_ro
     originals.mkdir()
     release.mkdir()
     arrays, side = write_ball_h5(originals, "ball_real.hdf5", train_episodes)
-    np.save(originals / "mujoco_easy.npy", mujoco_file())
+    cheetah = write_cheetah(originals / "mujoco_easy.npy", cheetah_rollouts(
+        "easy", [("run-forward-fast", 8), ("run-backward-fast", 6)]), next_observations=True)
     write_release([release / "train-00000.parquet", release / "train-00001.parquet"],
                   {"ball_real.hdf5": {**arrays, "goals": side["goals"], "instructions": side["instructions"]},
-                   "mujoco_easy.npy": mujoco_file()})
+                   "mujoco_easy.npy": cheetah})
     from_files = import_dir(originals, cards_dir=tmp_path / "cards-a", progress=False)
     from_release = import_dir(release, namespace="release-copy", cards_dir=tmp_path / "cards-b",
                               progress=False)
-    assert [r.status for r in from_release] == [r.status for r in from_files]
+    assert [r.status for r in from_release] == [r.status for r in from_files] == ["written", "written"]
     assert [r.format for r in from_release] == ["parquet", "parquet"]
-    written = [(a.card, b.card) for a, b in zip(from_files, from_release) if a.card]
-    assert len(written) == 1
-    for key in ("checksum", "episodes", "steps", "goal_consistency", "per_task"):
-        assert written[0][0][key] == written[0][1][key]
-    metadata = [open_dataset(i)[0].storage.get_episode_metadata(range(4))
-                for i in (TRAIN_ID, "release-copy/clevr-train-real-v0")]
-    assert [m["options"]["task_id"] for m in metadata[0]] == [m["options"]["task_id"] for m in metadata[1]]
-    npy, parquet = (next(s for s in read_sources(folder, progress=False) if s.name == "mujoco_easy.npy")
+    for a, b in zip(from_files, from_release):
+        assert a.dataset_id.name == b.dataset_id.name
+        cards = [{k: v for k, v in r.card.to_json().items() if k not in ("id", "provenance")} for r in (a, b)]
+        assert cards[0] == cards[1]
+        stored = [list(stored_episodes(open_dataset(r.dataset_id)[0], get_domain(r.dataset_id.domain)))
+                  for r in (a, b)]
+        assert [e.task_id for e in stored[0]] == [e.task_id for e in stored[1]]
+        assert all(np.array_equal(x.states, y.states, equal_nan=True) for x, y in zip(*stored))
+    npy, parquet = (next(f for f in read_originals(folder, progress=False) if f.name == "mujoco_easy.npy")
                     for folder in (originals, release))
     for key in ("observations", "next_observations", "actions", "rewards", "masks", "terminals"):
-        assert np.array_equal(npy.arrays[key], parquet.arrays[key]), key
+        assert np.array_equal(npy.arrays[key], parquet.arrays[key], equal_nan=True), key
     assert npy.instructions == parquet.instructions
-    assert npy.task_str == parquet.task_str == ["goto", "open", "pickup"]
 
 
 def test_pickled_file_with_next_observations_keeps_every_step(minari_root, tmp_path, rephrase_episodes):
@@ -244,16 +157,16 @@ def test_pickled_file_with_next_observations_keeps_every_step(minari_root, tmp_p
     content = pickled_rephrase(rephrase_episodes, extra_instruction="Do a little dance.")
     np.save(src / "ball_imaginary_rephrase.npy", content)
     unresolved = r"ball_imaginary_rephrase.npy: 1 of 5 trajectories match no clevr rephrase task"
-    with pytest.raises(SourceFileError, match=unresolved) as err:
+    with pytest.raises(OriginalFileError, match=unresolved) as err:
         import_dir(src, cards_dir=tmp_path / "cards", progress=False)
     assert "Do a little dance." in str(err.value) and nothing_written(minari_root, tmp_path / "cards")
     [result] = import_dir(src, cards_dir=tmp_path / "cards", unmatched="skip", progress=False)
     card, (dataset, _) = result.card, open_dataset(REPHRASE_ID)
     lengths = content["masks"][:, :, 0].sum(axis=1).astype(int)
-    assert card["provenance"]["rows_unresolved_dropped"] == card["provenance"]["rows_too_short"] == 1
-    assert card["provenance"]["rows_read"] == 5 and card["episodes"] == 3
-    assert card["steps"] == sum(lengths[:3]) == sum(len(e) for e in rephrase_episodes)
-    assert card["illegal_by_kind"]["non_finite"] == pytest.approx(1 / sum(lengths[:3] + 1))
+    assert card.provenance["rows_unresolved_dropped"] == card.provenance["rows_too_short"] == 1
+    assert card.provenance["rows_read"] == 5 and card.episodes == 3
+    assert card.steps == sum(lengths[:3]) == sum(len(e) for e in rephrase_episodes)
+    assert card.illegal_by_kind["non_finite"] == pytest.approx(1 / sum(lengths[:3] + 1))
     for i, (episode, stored) in enumerate(zip(rephrase_episodes, dataset.iterate_episodes())):
         states = stored.observations["state"]
         assert np.array_equal(states[:-1], content["observations"][i, :lengths[i]], equal_nan=True)
@@ -265,19 +178,67 @@ def test_pickled_file_with_next_observations_keeps_every_step(minari_root, tmp_p
     assert [plain_value(o["source"]) for o in options] == ["imaginary"] * 3
 
 
-def test_domain_not_available_yet_is_checked_and_reported_not_written(minari_root, tmp_path):
+@pytest.mark.parametrize("file_name, next_observations", [("mujoco_real.npy", False),
+                                                        ("mujoco_real.h5", True)])
+def test_halfcheetah_files_in_the_original_18_number_layout_become_our_22_number_states(
+        minari_root, tmp_path, cheetah_train, file_name, next_observations):
     src = tmp_path / "src"
     src.mkdir()
-    np.save(src / "mujoco_imaginary_easy.npy", mujoco_file())
+    arrays = write_cheetah(src / file_name, cheetah_train, next_observations=next_observations)
     [result] = import_dir(src, cards_dir=tmp_path / "cards", progress=False)
-    assert result.dataset_id == "imaginebench-original/halfcheetah-easy-imaginary-v0"
-    assert result.rows_read == 3
-    assert result.status == "not written: domain 'halfcheetah' not available yet" and result.card is None
+    card, (dataset, _) = result.card, open_dataset(CHEETAH_ID)
+    assert str(result.dataset_id) == CHEETAH_ID and result.status == "written" and result.episodes == 3
+    assert card.provenance["stored_observation_width"] == 18 + 768 * file_name.endswith(".h5")
+    stored = list(stored_episodes(dataset, HALFCHEETAH))
+    for row, (rollout, episode) in enumerate(zip(cheetah_train, stored)):
+        original = file_states(arrays, row)
+        assert np.array_equal(original, rollout.original) and original[0, 0] != 0  # the absolute x
+        states = episode.states
+        assert states.shape == (len(rollout.actions) + 1, 22)
+        assert np.array_equal(states, from_original(original))  # exactly the domain's conversion
+        assert states[0, 0] == 0 and np.array_equal(states[1:, :18], original[1:])
+        assert np.array_equal(states[0, 1:18], original[0, 1:])
+        x = np.cumsum(states[:, 0].astype(np.float64))
+        assert np.array_equal(states[:, X], x.astype(np.float32))  # column 18: the summed dx
+        assert np.array_equal(states[:, TIME], (DT * np.arange(len(states))).astype(np.float32))
+        assert np.array_equal(states[:, PEAK], np.maximum.accumulate(np.maximum(x, 0)).astype(np.float32))
+        assert np.array_equal(states[:, TROUGH], np.minimum.accumulate(np.minimum(x, 0)).astype(np.float32))
+        assert np.abs(states - rollout.states).max() < 1e-5  # the simulator's own 22 numbers, rebuilt
+        assert np.array_equal(episode.actions, rollout.actions)  # a dummy last action is dropped
+        assert np.array_equal(episode.rewards, rollout.rewards)
+        assert episode.infos["transition_error"].max() < 1e-3  # re-simulated from the rebuilt states
+        assert bool(episode.terminations[-1]) == rollout.success != bool(episode.truncations[-1])
+        assert episode.instruction == HALFCHEETAH.task("train", rollout.task_id).phrasings[row]
+        assert (episode.task_id, episode.phrasing_id) == (rollout.task_id, row)
+    assert card.transition_error_rate == 0 and card.illegal_state_rate == 0
+    assert card.notes["transition_tolerance"] == HALFCHEETAH.transition_tolerance
+    assert card.goal_consistency == pytest.approx(np.mean([r.success for r in cheetah_train]))
+
+
+def test_halfcheetah_file_in_our_layout_is_refused_by_its_width(minari_root, tmp_path, cheetah_train):
+    src = tmp_path / "src"
+    src.mkdir()
+    content = cheetah_file(cheetah_train)
+    observations = content["observations"]
+    content["observations"] = np.concatenate([observations, np.zeros((*observations.shape[:2], 4))], -1)
+    np.save(src / "mujoco_real.npy", content)
+    width = r"mujoco_real.npy: key 'observations' has observation width 22; expected 18 \(the original's"
+    with pytest.raises(OriginalFileError, match=width):
+        import_dir(src, cards_dir=tmp_path / "cards", progress=False)
     assert nothing_written(minari_root, tmp_path / "cards")
-    broken = {**mujoco_file(), "observations": np.zeros((3, 5, 17), np.float32)}
-    np.save(src / "mujoco_imaginary_easy.npy", broken)
-    with pytest.raises(SourceFileError, match=r"mujoco_imaginary_easy.npy: key 'observations' .* width 17"):
-        import_dir(src, progress=False)
+
+
+@pytest.mark.parametrize("name", domain_names())
+def test_file_names_come_from_the_registry(name):
+    domain = get_domain(name)
+    prefix = domain.original.prefix
+    real = target_of(f"{prefix}_real.h5")
+    assert real == Target(name, "train", "real") and real.state_dim == domain.original.state_dim
+    assert real.dataset_id("ns") == DatasetId.parse(f"ns/{name}-train-real-v0")
+    assert target_of(f"{prefix}_imaginary_easy.npy") == Target(name, "easy", "imaginary")
+    assert target_of(f"{prefix}_hard.parquet") == Target(name, "hard", "imaginary")
+    assert target_of(f"{prefix}_imaginary_train.npy") is None and target_of(f"{prefix}_real.csv") is None
+    assert target_of(f"not{prefix}_real.npy") is None
 
 
 def _break_release(src, arrays, side):
@@ -331,7 +292,7 @@ def test_a_broken_file_is_named_with_its_key_and_nothing_is_written(minari_root,
         _break_release(src, *write_ball_h5(src, "ball_real.hdf5", train_episodes[:2]))
     else:
         write_ball_h5(src, "ball_real.hdf5", train_episodes[:2], **change(padded(train_episodes[:2])))
-    with pytest.raises(SourceFileError, match=message):
+    with pytest.raises(OriginalFileError, match=message):
         import_dir(src, cards_dir=cards, progress=False)
     assert nothing_written(minari_root, cards)
 
@@ -373,9 +334,9 @@ def test_pickles_written_by_numpy_1_and_old_protocols_load(tmp_path):
         with open(tmp_path / "babyai_real.npy", "wb") as file:
             np.lib.format.write_array_header_1_0(file, {"descr": "|O", "fortran_order": False, "shape": ()})
             file.write(stream)
-        [source] = read_sources(tmp_path, progress=False)
-        assert np.array_equal(source.arrays["observations"], content["observations"]), protocol
-        assert source.instructions == content["instructions"]
+        [original] = read_originals(tmp_path, progress=False)
+        assert np.array_equal(original.arrays["observations"], content["observations"]), protocol
+        assert original.instructions == content["instructions"]
 
 
 @pytest.mark.parametrize("level, goal, task_id", [
@@ -398,13 +359,15 @@ def test_cli_prints_what_it_imported_and_refuses_to_overwrite(minari_root, tmp_p
     src = tmp_path / "src"
     src.mkdir()
     write_ball_h5(src, "ball_real.hdf5", train_episodes[:2])
-    np.save(src / "mujoco_imaginary_hard.npy", {**babyai_file(), "observations": np.zeros((3, 5, 18)),
-                                                 "next_observations": np.zeros((3, 5, 18))})
+    write_cheetah(src / "mujoco_imaginary_hard.npy", cheetah_rollouts(
+        "hard", [("jump-in-place", 20), ("backward-then-forward", 6)]), next_observations=True)
     runner, cards = CliRunner(), ["--cards-dir", str(tmp_path / "cards")]
     first = runner.invoke(app, ["import", str(src), *cards])
     assert first.exit_code == 0, first.output
     assert "clevr-train-real-v0" in first.output and "2 of 2" in first.output and "written" in first.output
-    assert "halfcheetah-hard-imaginary-v0" in first.output and "not written" in first.output
+    assert "halfcheetah-hard-imaginary-v0" in first.output and "not written" not in first.output
+    cheetah_card = json.loads((tmp_path / "cards" / "halfcheetah-hard-imaginary-v0.json").read_text())
+    assert cheetah_card["episodes"] == 2 and cheetah_card["source"] == "imaginary"
     again = runner.invoke(app, ["import", str(src), "--only", "ball_real", *cards])
     assert again.exit_code == 1 and "--force" in again.output and "Nothing was written" in again.output
     forced = runner.invoke(app, ["import", str(src), "--only", "ball_real.hdf5", "--force", *cards])

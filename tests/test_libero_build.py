@@ -7,7 +7,7 @@ from tiny import tiny_real_build
 
 def test_tiny_libero_build(minari_root, tmp_path):
     card = tiny_real_build("imaginebench/libero-train-real-v0", 2, tmp_path)
-    assert card["tasks"] == 2
+    assert card.tasks == 2
     dataset = minari.load_dataset("imaginebench/libero-train-real-v0")
     episode = next(dataset.iterate_episodes())
     steps = len(episode.actions)

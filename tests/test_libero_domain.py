@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from checking import corrupted
 
-from imaginebench_data import get_domain
-from imaginebench_data.build.rollout import expert_episode
+from imaginebench_data import get_domain, make_env
 from imaginebench_data.domains.libero.layout import REST_HEIGHT, SLOT_START, STATE_DIM, region_centre
-from imaginebench_data.envs import make_env
+from imaginebench_data.domains.libero.sim import SIM_STATE_DIM
+from imaginebench_data.pipeline.rollout import expert_episode
 from imaginebench_data.quality.checkers import annotate
 
 LB = get_domain("libero")
@@ -122,7 +122,7 @@ corrupt = partial(corrupted, LB)
 
 def test_real_rollout_resimulates_exactly_from_stored_sim_state(clean):
     assert clean.task_id == "reach-cream_cheese" and clean.terminations[-1]
-    assert clean.infos["sim_state"].shape == (len(clean) + 1, LB.sim_state_dim)
+    assert clean.infos["sim_state"].shape == (len(clean) + 1, SIM_STATE_DIM)
     assert clean.infos["legal"].all() and clean.infos["transition_ok"].all()
     assert clean.infos["transition_error"].max() < 1e-5
 
@@ -207,7 +207,7 @@ def test_env_contract_and_expert_through_the_env(env):
 
 def test_place_starts_held_and_out_of_starts_in_the_basket(env):
     sim, rng = env.unwrapped.sim, np.random.default_rng(5)
-    held = LB.reset_state(LB.task("train", "place-cream_cheese"), rng, sim)
+    held = sim.reset(LB.task("train", "place-cream_cheese"), rng)
     assert holds("train", "pick-cream_cheese", held) and not holds("train", "place-cream_cheese", held)
-    inside = LB.reset_state(LB.task("hard", "out-of-salad_dressing"), rng, sim)
+    inside = sim.reset(LB.task("hard", "out-of-salad_dressing"), rng)
     assert holds("train", "place-salad_dressing", inside) and not LB.illegal(inside[None]).any()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import string
 
@@ -11,7 +10,9 @@ import minari
 import numpy as np
 import pytest
 from minari.data_collector import EpisodeBuffer
+from tiny import toy_card
 
+from imaginebench_data.cards.card import Card
 from imaginebench_data.loader import DatasetNotFoundError, Transitions, load
 
 CHARSET = string.ascii_letters + string.digits + " .,;:!?'\"-()/&"
@@ -69,7 +70,11 @@ def datasets(tmp_path, monkeypatch):
     return tmp_path
 
 
-CARD = {"checksum": "a" * 64, "domain": "clevr", "level": "train", "source": "real"}
+def card_json(checksum: str) -> dict:
+    return toy_card("imaginebench/toy-train-real-v0", checksum)
+
+
+CARD = card_json("a" * 64)
 
 
 def test_alignment(datasets):
@@ -125,7 +130,7 @@ def test_instructions_flags_and_episodes(datasets):
     assert ep["phrasing_id"].tolist() == [0, 1, 0, 1]
     assert ep["length"].tolist() == [3, 5, 1, 4]
     np.testing.assert_allclose(ep["return"], [0.3, 6.0, 2.0, 12.6], rtol=1e-5)
-    assert tr.card == CARD and tr.dataset_id == "imaginebench/toy-train-real-v0"
+    assert tr.card == Card.from_json(CARD) and tr.dataset_id == "imaginebench/toy-train-real-v0"
 
 
 def test_cache_skips_minari_and_checksum_invalidates(datasets, monkeypatch):
@@ -134,9 +139,9 @@ def test_cache_skips_minari_and_checksum_invalidates(datasets, monkeypatch):
     assert len(list((datasets / "cache").glob("*.npz"))) == 1
 
     def fail(*args, **kwargs):
-        raise RuntimeError("minari.load_dataset called")
+        raise RuntimeError("minari.MinariDataset called")
 
-    monkeypatch.setattr(minari, "load_dataset", fail)
+    monkeypatch.setattr(minari, "MinariDataset", fail)
     second = load("imaginebench/toy-train-real-v0")
     for name in ("observations", "next_observations", "actions", "rewards", "terminals", "timeouts",
                  "episode_ids", "steps", "instruction_ids", "legal", "transition_ok", "success",
@@ -152,9 +157,9 @@ def test_cache_skips_minari_and_checksum_invalidates(datasets, monkeypatch):
     monkeypatch.undo()
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(datasets / "minari"))
     monkeypatch.setenv("IMAGINEBENCH_CACHE", str(datasets / "cache"))
-    write_dataset("imaginebench/toy-train-real-v0", card={**CARD, "checksum": "b" * 64}, reward_offset=5.0)
-    monkeypatch.setattr(minari, "load_dataset", fail)
-    with pytest.raises(RuntimeError, match="load_dataset called"):
+    write_dataset("imaginebench/toy-train-real-v0", card=card_json("b" * 64), reward_offset=5.0)
+    monkeypatch.setattr(minari, "MinariDataset", fail)
+    with pytest.raises(RuntimeError, match="MinariDataset called"):
         load("imaginebench/toy-train-real-v0")
     monkeypatch.undo()
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(datasets / "minari"))
@@ -163,15 +168,11 @@ def test_cache_skips_minari_and_checksum_invalidates(datasets, monkeypatch):
     assert len(list((datasets / "cache").glob("*.npz"))) == 2
 
 
-def test_cache_without_card_uses_the_file(datasets, monkeypatch):
+def test_a_dataset_without_a_card_is_refused_by_name(datasets):
     write_dataset("imaginebench/nocard-train-real-v0")
-    first = load("imaginebench/nocard-train-real-v0", cache_dir=datasets / "other")
-    assert first.card == {} and len(list((datasets / "other").glob("*.json"))) == 1
-    meta = json.loads(next((datasets / "other").glob("*.json")).read_text())
-    assert meta["instructions"] == first.instructions
-    monkeypatch.setattr(minari, "load_dataset", lambda *a, **k: 1 / 0)
-    second = load("imaginebench/nocard-train-real-v0", cache_dir=datasets / "other")
-    np.testing.assert_array_equal(second.actions, first.actions)
+    with pytest.raises(DatasetNotFoundError, match="nocard-train-real-v0.*not written by imaginebench-data"):
+        load("imaginebench/nocard-train-real-v0", cache_dir=datasets / "other")
+    assert not (datasets / "other").exists()
 
 
 def test_unknown_id(datasets):

@@ -7,7 +7,7 @@ from tiny import tiny_real_build
 
 def test_tiny_metaworld_build(minari_root, tmp_path):
     card = tiny_real_build("imaginebench/metaworld-train-real-v0", 4, tmp_path)
-    assert card["tasks"] == 4
+    assert card.tasks == 4
     dataset = minari.load_dataset("imaginebench/metaworld-train-real-v0")
     episode = next(dataset.iterate_episodes())
     steps = len(episode.actions)

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from checking import corrupted
 
-from imaginebench_data import get_domain
-from imaginebench_data.build.rollout import expert_episode
+from imaginebench_data import get_domain, make_env
 from imaginebench_data.domains.metaworld.layout import SLOT_START, STATE_DIM, slot
-from imaginebench_data.envs import make_env
+from imaginebench_data.domains.metaworld.sim import SIM_STATE_DIM
+from imaginebench_data.pipeline.rollout import expert_episode
 from imaginebench_data.quality.checkers import annotate
 
 MW = get_domain("metaworld")
@@ -107,7 +107,7 @@ corrupt = partial(corrupted, MW)
 
 def test_real_rollout_resimulates_exactly_from_stored_sim_state(clean):
     assert clean.infos["success"][-1] and clean.terminations[-1]
-    assert clean.infos["sim_state"].shape == (len(clean) + 1, MW.sim_state_dim)
+    assert clean.infos["sim_state"].shape == (len(clean) + 1, SIM_STATE_DIM)
     assert clean.infos["legal"].all() and clean.infos["transition_ok"].all()
     assert clean.infos["transition_error"].max() < 1e-5
 

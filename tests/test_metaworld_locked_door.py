@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from imaginebench_data import get_domain
-from imaginebench_data.build.rollout import expert_episode
 from imaginebench_data.domains.metaworld.layout import SLOT_START, STATE_DIM, position
 from imaginebench_data.domains.metaworld.predicates import stage
+from imaginebench_data.pipeline.rollout import expert_episode
 from imaginebench_data.quality.checkers import annotate
 
 MW = get_domain("metaworld")
@@ -75,7 +75,7 @@ def push_on_door(sim, unlock: bool, steps: int = 150) -> tuple[float, float]:
     from metaworld.policies import SawyerDoorOpenV3Policy
 
     policy = SawyerDoorOpenV3Policy()
-    sim.reset_scene(TASK, np.random.default_rng(7))
+    sim.reset(TASK, np.random.default_rng(7))
     env = sim.env
     if unlock:
         env._set_obj_xyz(0.0)

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 import torch
 from minari.data_collector import EpisodeBuffer
+from tiny import toy_card
 
 from imaginebench_data.loader import Sampler, Transitions, get_encoder, largest_remainder
 
@@ -132,13 +133,17 @@ def test_sources_given_by_id(tmp_path, monkeypatch):
                              "instruction": gym.spaces.Text(400, min_length=1, charset=charset)})
     for k, name in enumerate(["imaginebench/toya-train-real-v0", "imaginebench/toyb-hard-imaginary-v0"]):
         states = np.full((4, 2), k, np.float32)
-        buffer = EpisodeBuffer(id=0, seed=0, options={"task_id": "t"}, observations={
+        options = {"task_id": "t", "level": name.split("-")[1], "phrasing_id": 0,
+                   "source": name.split("-")[2], "instruction": TEXTS[k]}
+        buffer = EpisodeBuffer(id=0, seed=0, options=options, observations={
             "state": states, "instruction": [TEXTS[k]] * 4}, actions=np.zeros(3, np.int64),
             rewards=np.zeros(3, np.float32), terminations=np.array([0, 0, 1], bool),
             truncations=np.zeros(3, bool), infos={"legal": np.ones(4, bool)})
         with pytest.warns(UserWarning):
-            minari.create_dataset_from_buffers(name, [buffer], observation_space=space,
-                                               action_space=gym.spaces.Discrete(40), data_format="hdf5")
+            dataset = minari.create_dataset_from_buffers(name, [buffer], observation_space=space,
+                                                         action_space=gym.spaces.Discrete(40),
+                                                         data_format="hdf5")
+        dataset.storage.update_metadata({"imaginebench_card": toy_card(name, str(k) * 64)})
     ratios = {"imaginebench/toya-train-real-v0": 2, "imaginebench/toyb-hard-imaginary-v0": 1}
     sampler = Sampler(ratios, encoder=None, cache_dir=str(tmp_path / "cache"))
     assert sampler.names == ["imaginebench/toya-train-real-v0", "imaginebench/toyb-hard-imaginary-v0"]

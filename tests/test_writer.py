@@ -9,15 +9,16 @@ import numpy as np
 import pytest
 from fresh import run_fresh
 
-import imaginebench_data.build.pipeline as pipeline
-import imaginebench_data.build.sources as sources
+import imaginebench_data.pipeline.build as pipeline
+import imaginebench_data.pipeline.generators as sources
 from imaginebench_data import get_domain
-from imaginebench_data.build.recipe import Recipe
-from imaginebench_data.build.rollout import expert_episode
+from imaginebench_data.cards.card import SCHEMA_VERSION, Card
 from imaginebench_data.core.text import observation_space
-from imaginebench_data.datasets.store import DatasetNotFoundError, open_dataset
+from imaginebench_data.datasets.read import DatasetNotFoundError, open_dataset
 from imaginebench_data.datasets.validate import DatasetValidationError, validate_episode
 from imaginebench_data.datasets.writer import DatasetExistsError
+from imaginebench_data.pipeline.recipe import Recipe
+from imaginebench_data.pipeline.rollout import expert_episode
 from imaginebench_data.quality.checkers import INFO_KEYS, annotate
 
 TRAIN = "imaginebench/clevr-train-real-v0"
@@ -59,11 +60,11 @@ def test_round_trip_and_env_recovery_in_a_fresh_process(minari_root, tmp_path):
         minari_root,
     )
     seen = json.loads(out)
-    assert seen["episodes"] == 6 and seen["steps"] == result.card["steps"]
+    assert seen["episodes"] == 6 and seen["steps"] == result.card.steps
     assert seen["state_rows"] == seen["actions"] + 1
     assert seen["contains"] and seen["level"] == "train"
     assert seen["infos"] == sorted(INFO_KEYS)
-    assert seen["card_checksum"] == result.card["checksum"]
+    assert seen["card_checksum"] == result.card.checksum
     listing = subprocess.run([os.path.join(os.path.dirname(sys.executable), "minari"), "list", "local"],
                              capture_output=True, text=True,
                              env={**os.environ, "MINARI_DATASETS_PATH": str(minari_root), "COLUMNS": "200"})
@@ -72,15 +73,17 @@ def test_round_trip_and_env_recovery_in_a_fresh_process(minari_root, tmp_path):
 
 def test_card_has_its_keys_and_files(minari_root, tmp_path):
     card = build(EASY, tmp_path).card
-    assert CARD_KEYS <= set(card)
+    assert CARD_KEYS <= set(card.to_json())
+    assert card.to_json()["schema_version"] == SCHEMA_VERSION
     for key in ("goal_consistency", "transition_error_rate", "illegal_state_rate"):
-        assert 0.0 <= card[key] <= 1.0
-    assert card["episodes"] == 4 and card["steps"] == 4  # easy episodes last one step
-    assert card["transition_error_rate"] == 0.0 and card["illegal_state_rate"] == 0.0
+        assert 0.0 <= getattr(card, key) <= 1.0
+    assert card.episodes == 4 and card.steps == 4  # easy episodes last one step
+    assert card.transition_error_rate == 0.0 and card.illegal_state_rate == 0.0
     for suffix in (".json", ".md", ".png"):
         assert (tmp_path / "cards" / f"clevr-easy-real-v0{suffix}").stat().st_size > 0
     on_disk = json.loads((tmp_path / "cards" / "clevr-easy-real-v0.json").read_text())
-    assert on_disk == card
+    assert on_disk == card.to_json()
+    assert Card.from_json(on_disk) == card
 
 
 def test_refuses_to_overwrite_without_force(minari_root, tmp_path):
@@ -89,7 +92,7 @@ def test_refuses_to_overwrite_without_force(minari_root, tmp_path):
         build(EASY, tmp_path)
     again = build(EASY, tmp_path, force=True)
     # Same recipe and seed give the same arrays, whatever the number of worker processes.
-    assert again.card["checksum"] == first.card["checksum"]
+    assert again.card.checksum == first.card.checksum
 
 
 def test_failed_build_leaves_previous_version_intact(minari_root, tmp_path, monkeypatch):
@@ -108,7 +111,7 @@ def test_failed_build_leaves_previous_version_intact(minari_root, tmp_path, monk
     with pytest.raises(DatasetValidationError, match="episode 3 .*float64"):
         build(TRAIN, tmp_path, force=True)
     _, card = open_dataset(TRAIN)
-    assert card["checksum"] == first.card["checksum"]
+    assert card.checksum == first.card.checksum
     leftovers = [p.name for p in minari_root.iterdir() if p.name.startswith(".")]
     assert leftovers == []
 

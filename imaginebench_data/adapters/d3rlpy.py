@@ -24,7 +24,7 @@ def to_d3rlpy(source: str | Transitions, encoder=DEFAULT_ENCODER):
 
     transitions = load(source) if isinstance(source, str) else source
     data = to_d4rl(transitions, encoder=encoder)
-    domain = get_domain(transitions.card["domain"])
+    domain = get_domain(transitions.card.domain)
     if domain.discrete:
         action_size, actions = int(domain.action_space.n), data["actions"][:, None]
     else:

@@ -38,7 +38,7 @@ def train_bc(sampler: Sampler, settings: BCSettings | None = None) -> tuple[Cond
     settings = settings or BCSettings()
     torch.manual_seed(settings.seed)
     sampler.rng = np.random.default_rng(settings.seed)
-    space = get_domain(sampler.sources[0].card["domain"]).action_space
+    space = get_domain(sampler.sources[0].card.domain).action_space
     discrete = sampler.discrete
     n_out = int(space.n) if discrete else int(space.shape[0])
     embed_dim = 0 if sampler.embeddings is None else sampler.embeddings.shape[1]

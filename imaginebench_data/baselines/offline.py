@@ -85,7 +85,7 @@ def train_offline(algo: str, sources: dict[str, float], settings: OfflineSetting
     if not verbose:
         quiet_d3rlpy()
     settings = settings or OfflineSettings()
-    domain = load(next(iter(sources))).card["domain"]
+    domain = load(next(iter(sources))).card.domain
     config_class, discrete = algorithm_config(algo, domain)
     encoder = get_encoder(encoder)
     datasets = [to_d3rlpy(load(dataset_id), encoder=encoder) for dataset_id in sources]

@@ -1,23 +1,99 @@
-"""The dataset card: counts, statistics, quality and provenance, as plain JSON.
+"""The dataset card: counts, statistics, quality and provenance, typed, stored as plain JSON.
 
-Top-level keys: id, domain, level, source, scale, episodes, steps, tasks, phrasings,
-length, return, goal_consistency, transition_error_rate, illegal_state_rate,
-illegal_by_kind, per_task, provenance, checksum, notes. Rates are fractions in [0, 1].
+JSON keys: schema_version, id, domain, level, source, scale, episodes, steps, tasks,
+phrasings, goal_consistency, transition_error_rate, illegal_state_rate, illegal_by_kind,
+length, return, per_task, provenance, checksum, notes. Rates are fractions in [0, 1].
+``schema_version`` goes up whenever a key is added, removed or changes meaning.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import platform
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import pandas as pd
 
 from ..core.domain import Domain
-from ..datasets.ids import parse_id
+from ..datasets.ids import DatasetId
 from ..quality.stats import per_task_summary, plain_json, quality_summary
 
+SCHEMA_VERSION = 1  # 1: the first typed card (version 0: the same keys, no schema_version)
 VERSIONED_PACKAGES = ("imaginebench-data", "minari", "gymnasium", "mujoco", "numpy", "h5py")
+
+
+class CardError(ValueError):
+    """A card that cannot be read: says what was expected and what was found."""
+
+
+@dataclass
+class Card:
+    """What a dataset is and how good it is (see the module docstring for the JSON keys).
+
+    ``length`` and ``returns`` (JSON key ``return``) hold mean, std, min and max over episodes;
+    ``per_task`` maps task id -> the same statistics over that task's episodes.
+    """
+
+    id: str
+    domain: str
+    level: str
+    source: str
+    scale: str
+    episodes: int
+    steps: int
+    tasks: int
+    phrasings: int
+    goal_consistency: float
+    transition_error_rate: float
+    illegal_state_rate: float
+    illegal_by_kind: dict[str, float]
+    length: dict[str, float]
+    returns: dict[str, float]
+    per_task: dict[str, dict[str, Any]]
+    provenance: dict[str, Any]
+    checksum: str
+    notes: dict[str, Any] = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def dataset_id(self) -> DatasetId:
+        return DatasetId.parse(self.id)
+
+    def to_json(self) -> dict[str, Any]:
+        """The card as plain JSON types, keys in the documented order."""
+        data = asdict(self)
+        data["return"] = data.pop("returns")
+        order = ["schema_version"] + [f.name if f.name != "returns" else "return" for f in fields(self)
+                                      if f.name != "schema_version"]
+        return plain_json({key: data[key] for key in order})
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=2) + "\n"
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | str, where: str = "card") -> Card:
+        """A card from its JSON (a dict, or the text of one); ``where`` names it in errors."""
+        if isinstance(data, str):
+            try:
+                data = json.loads(data)
+            except json.JSONDecodeError as error:
+                raise CardError(f"{where}: expected a JSON object, found unparsable text ({error})") from None
+        if not isinstance(data, dict):
+            raise CardError(f"{where}: expected a JSON object, found {type(data).__name__}")
+        data = dict(data)
+        version = data.pop("schema_version", 0)
+        if not isinstance(version, int) or not 0 <= version <= SCHEMA_VERSION:
+            raise CardError(f"{where}: expected card schema version 0..{SCHEMA_VERSION}, found {version!r} "
+                            "(written by a newer imaginebench-data?)")
+        if "return" in data:
+            data["returns"] = data.pop("return")
+        names = {f.name for f in fields(cls)} - {"schema_version"}
+        missing = sorted(names - set(data) - {"notes"})
+        if missing:
+            raise CardError(f"{where}: expected keys {missing}, found only {sorted(data)}")
+        return cls(**{key: value for key, value in data.items() if key in names})
 
 
 def package_versions() -> dict[str, str]:
@@ -30,20 +106,18 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def build_card(dataset_id: str, domain: Domain, frame: pd.DataFrame, checksum: str, *,
-               scale: str, provenance: dict[str, Any], notes: dict[str, Any] | None = None) -> dict[str, Any]:
+def build_card(dataset_id: DatasetId, domain: Domain, frame: pd.DataFrame, checksum: str, *,
+               scale: str, provenance: dict[str, Any], notes: dict[str, Any] | None = None) -> Card:
     """The card of a dataset whose episodes are summarised by ``frame`` (see quality.frame);
     ``notes`` add to the domain's notes."""
-    parsed = parse_id(dataset_id)
     summary = quality_summary(frame, domain.illegal_kinds)
-    card = {
-        "id": dataset_id,
-        "domain": parsed.domain,
-        "level": parsed.level,
-        "source": parsed.source,
+    return Card.from_json(plain_json({
+        "schema_version": SCHEMA_VERSION,
+        "id": str(dataset_id),
+        "domain": dataset_id.domain,
+        "level": dataset_id.level,
+        "source": dataset_id.source,
         "scale": scale,
-        "episodes": summary.pop("episodes"),
-        "steps": summary.pop("steps"),
         "tasks": int(frame["task_id"].nunique()),
         "phrasings": int(frame[["task_id", "phrasing_id"]].drop_duplicates().shape[0]),
         **summary,
@@ -52,5 +126,4 @@ def build_card(dataset_id: str, domain: Domain, frame: pd.DataFrame, checksum: s
         "checksum": checksum,
         "notes": {**domain.notes, "transition_tolerance": domain.transition_tolerance,
                   "illegal_kinds": list(domain.illegal_kinds), **(notes or {})},
-    }
-    return plain_json(card)
+    }))

@@ -2,49 +2,48 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..datasets.ids import parse_id
+from .card import Card
 
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.2f}%"
 
 
-def render_markdown(card: dict[str, Any]) -> str:
-    name = parse_id(card["id"]).name
-    length, ret, prov = card["length"], card["return"], card["provenance"]
+def render_markdown(card: Card) -> str:
+    name = card.dataset_id.name
+    length, ret, prov = card.length, card.returns, card.provenance
     lines = [
-        f"# {card['id']}",
+        f"# {card.id}",
         "",
-        f"Domain **{card['domain']}**, level **{card['level']}**, source **{card['source']}**, "
-        f"scale **{card['scale']}**.",
+        f"Domain **{card.domain}**, level **{card.level}**, source **{card.source}**, "
+        f"scale **{card.scale}**.",
         "",
         "```python",
         "import minari",
-        f'ds = minari.load_dataset("{card["id"]}")',
+        f'ds = minari.load_dataset("{card.id}")',
         "env = ds.recover_environment(eval_env=True)",
         "```",
         "",
         "| episodes | steps | tasks | phrasings | length mean (min-max) | return mean ± std |",
         "|---|---|---|---|---|---|",
-        f"| {card['episodes']} | {card['steps']} | {card['tasks']} | {card['phrasings']} | "
+        f"| {card.episodes} | {card.steps} | {card.tasks} | {card.phrasings} | "
         f"{length['mean']:.2f} ({length['min']:.0f}-{length['max']:.0f}) | "
         f"{ret['mean']:.3f} ± {ret['std']:.3f} |",
         "",
         "## Quality",
         "",
         "| goal consistency | transition error rate | illegal state rate | "
-        + " | ".join(f"illegal: {k}" for k in card["illegal_by_kind"]) + " |",
-        "|---|---|---|" + "---|" * len(card["illegal_by_kind"]),
-        f"| {_pct(card['goal_consistency'])} | {_pct(card['transition_error_rate'])} | "
-        f"{_pct(card['illegal_state_rate'])} | "
-        + " | ".join(_pct(v) for v in card["illegal_by_kind"].values()) + " |",
+        + " | ".join(f"illegal: {k}" for k in card.illegal_by_kind) + " |",
+        "|---|---|---|" + "---|" * len(card.illegal_by_kind),
+        f"| {_pct(card.goal_consistency)} | {_pct(card.transition_error_rate)} | "
+        f"{_pct(card.illegal_state_rate)} | "
+        + " | ".join(_pct(v) for v in card.illegal_by_kind.values()) + " |",
         "",
         f"![statistics per task]({name}.png)",
         "",
@@ -54,7 +53,7 @@ def render_markdown(card: dict[str, Any]) -> str:
         "| illegal states |",
         "|---|---|---|---|---|---|---|",
     ]
-    for task, stats in card["per_task"].items():
+    for task, stats in card.per_task.items():
         lines.append(
             f"| {task} | {stats['episodes']} | {_pct(stats['goal_consistency'])} | "
             f"{stats['length']['mean']:.2f} | {stats['return']['mean']:.3f} | "
@@ -63,11 +62,11 @@ def render_markdown(card: dict[str, Any]) -> str:
     lines += ["", "## How it was made", ""]
     lines += [f"- **{key}**: {value}" for key, value in prov.items() if key not in ("packages", "evidence")]
     lines.append("- **packages**: " + ", ".join(f"{k} {v}" for k, v in prov["packages"].items()))
-    lines.append(f"- **checksum** (sha256 of the arrays): `{card['checksum']}`")
+    lines.append(f"- **checksum** (sha256 of the arrays): `{card.checksum}`")
     if "evidence" in prov:
         lines += _evidence_lines(prov["evidence"])
     lines += ["", "## Notes", ""]
-    lines += [f"- **{key}**: {value}" for key, value in card["notes"].items()]
+    lines += [f"- **{key}**: {value}" for key, value in card.notes.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -90,15 +89,15 @@ def _evidence_lines(evidence: dict[str, Any]) -> list[str]:
     ]
 
 
-def plot_card(card: dict[str, Any], frame: pd.DataFrame, path: Path) -> None:
+def plot_card(card: Card, frame: pd.DataFrame, path: Path) -> None:
     """Goal consistency and mean length per task, and the distribution of episode lengths."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    tasks = list(card["per_task"])
-    per_task = card["per_task"]
+    tasks = list(card.per_task)
+    per_task = card.per_task
     height = max(4.0, 0.14 * len(tasks) + 1.5)
     fig, axes = plt.subplots(1, 3, figsize=(16, height), constrained_layout=True,
                              gridspec_kw={"width_ratios": [1.2, 1, 1]})
@@ -121,18 +120,18 @@ def plot_card(card: dict[str, Any], frame: pd.DataFrame, path: Path) -> None:
     axes[2].legend(fontsize=8)
     axes[2].set_xlabel(f"episode length (steps; bins of {width})")
     axes[2].set_ylabel("episodes")
-    fig.suptitle(f"{card['id']}: {card['episodes']} episodes, goal consistency "
-                 f"{_pct(card['goal_consistency'])}, illegal states {_pct(card['illegal_state_rate'])}")
+    fig.suptitle(f"{card.id}: {card.episodes} episodes, goal consistency "
+                 f"{_pct(card.goal_consistency)}, illegal states {_pct(card.illegal_state_rate)}")
     fig.savefig(path, dpi=80)
     plt.close(fig)
 
 
-def write_card_files(card: dict[str, Any], frame: pd.DataFrame, cards_dir: Path) -> list[Path]:
+def write_card_files(card: Card, frame: pd.DataFrame, cards_dir: Path) -> list[Path]:
     """Write the card's JSON, Markdown and plot; return the paths."""
     cards_dir.mkdir(parents=True, exist_ok=True)
-    name = parse_id(card["id"]).name
+    name = card.dataset_id.name
     paths = [cards_dir / f"{name}.json", cards_dir / f"{name}.md", cards_dir / f"{name}.png"]
-    paths[0].write_text(json.dumps(card, indent=2) + "\n")
+    paths[0].write_text(card.dumps())
     paths[1].write_text(render_markdown(card))
     plot_card(card, frame, paths[2])
     return paths

@@ -1,47 +1,21 @@
-"""The small interface every domain meets. A new domain is one folder that builds a ``Domain``."""
+"""What a domain declares about itself, in one place. A new domain is one folder that builds a
+``Domain`` (see ``imaginebench_data.domains`` for the registry and README "Adding a domain")."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import gymnasium as gym
 import numpy as np
 
+from .simulator import Simulator
 from .task import Task
 
-
-class Simulator(Protocol):
-    """Puts the domain's simulator in any dataset state and steps it."""
-
-    def step_from(self, state: np.ndarray, action: Any) -> np.ndarray: ...
-
-    def random_state(self, rng: np.random.Generator) -> np.ndarray: ...
-
-
-class SceneSimulator(Simulator, Protocol):
-    """A simulator whose dataset state is an observation of a larger simulator state (a robot
-    arm: joint angles, velocities, solver warm start, randomised body placements). Domains
-    with ``sim_state_dim > 0`` provide one; the ``Domain`` methods below dispatch to it.
-
-    - ``reset_scene(task, rng)``: a fresh scene for ``task``; returns the start state.
-    - ``step(action)``: continue the live scene exactly; returns the next dataset state.
-    - ``get_sim_state()``: ``(sim_state_dim,)`` float64, the full simulator state now.
-    - ``step_from_sim_state(task, sim_state, action)``: exact re-simulation of a stored step.
-    - ``step_from_observation(task, state, action)``: approximate re-simulation from a state
-      rebuilt from the dataset state alone (imaginary data has nothing else).
-    """
-
-    def reset_scene(self, task: Task, rng: np.random.Generator) -> np.ndarray: ...
-
-    def step(self, action: Any) -> np.ndarray: ...
-
-    def get_sim_state(self) -> np.ndarray: ...
-
-    def step_from_sim_state(self, task: Task, sim_state: np.ndarray, action: Any) -> np.ndarray: ...
-
-    def step_from_observation(self, task: Task, state: np.ndarray, action: Any) -> np.ndarray: ...
+if TYPE_CHECKING:
+    from ..pipeline.recipe import Recipe
 
 
 class Expert(Protocol):
@@ -49,29 +23,47 @@ class Expert(Protocol):
 
 
 @dataclass(frozen=True)
-class Domain:
-    """A domain: its spaces, tasks per level, simulator, expert and state checkers.
+class OriginalLayout:
+    """How the original ImagineBench release lays out this domain's files (for the importer).
 
+    - ``prefix``: file names are ``<prefix>_real.<ext>`` / ``<prefix>_imaginary_<level>.<ext>``.
+    - ``state_dim``: the state numbers at the start of each stored observation (the 768-number
+      instruction encoding that may follow is stripped).
+    - ``to_states(states)``: one trajectory's ``(T+1, state_dim)`` original states as our
+      ``(T+1, D)`` dataset states; None when the layouts are the same.
+    - ``goal_key(level, goal)`` / ``task_key(task)``: where files carry goal vectors, a hashable
+      description of an original goal vector (None if it describes no goal) and the same
+      description of one of our tasks, so trajectories resolve to tasks by goal; None otherwise.
+    """
+
+    prefix: str
+    state_dim: int
+    to_states: Callable[[np.ndarray], np.ndarray] | None = None
+    goal_key: Callable[[str, np.ndarray], Hashable | None] | None = None
+    task_key: Callable[[Task], Hashable] | None = None
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A domain: spaces, tasks per level, simulator, expert, checkers, importer layout, recipes.
+
+    - ``env_id``: the gymnasium id of its evaluation env (registered from the registry).
     - ``tasks(level)`` lists the level's tasks in the order the eval env cycles them.
-    - ``simulator()`` makes a fresh simulator (one per process or env).
-    - ``expert(task, rng, sim)`` makes an expert for one episode.
+    - ``simulator()`` makes a fresh ``Simulator`` (one per process or env).
+    - ``expert(task, rng, sim)`` makes an expert for one episode run on ``sim``.
     - ``illegal(states)`` maps ``(N, D)`` states to an ``(N, K)`` bool array, one column per
       name in ``illegal_kinds`` (non-finite values are always a kind).
     - ``transition_distance(predicted, stored)`` maps two ``(N, D)`` state batches to the
       ``(N,)`` distance that is compared with ``transition_tolerance``.
-    - ``sim_state_dim``: 0 when the dataset state is the whole simulator state (CLEVR: the
-      simulator is put in any state by ``step_from``). Otherwise the simulator is a
-      ``SceneSimulator``: rollouts step it live, real episodes store its full state per step
-      (``infos["sim_state"]``, ``(T+1, sim_state_dim)`` float64) and the checkers re-simulate
-      from that; data without it is re-simulated from states rebuilt from observations.
-    - ``start_options(task)``: keyword arguments for ``sim.random_state`` when the start
-      depends on the task (BabyAI pins the target's colour, locks the door for key-then-open);
-      None when every task starts from the same distribution (CLEVR).
     - ``decode_state(prev, states)``: how a generator turns its regressed ``(N, D)`` next
       states into dataset states, given the ``(N, D)`` states the step started from, as argmax
       turns logits into actions (BabyAI: round to grid integers; HalfCheetah: its history
       counters are bookkeeping of the step, computed, not regressed). None keeps them as
       regressed. It never repairs the physics: off-grid or overlapping stays so.
+    - ``original``: the layout of the original release's files (see ``OriginalLayout``).
+    - ``recipe_module``: the module whose ``RECIPES`` list builds this domain's datasets
+      (default ``imaginebench_data.builders.<name>``, i.e. ``builders/<name>.py``).
+    - ``notes``: plain-text facts (state layout, rewards, tolerances) copied into every card.
     """
 
     name: str
@@ -85,10 +77,10 @@ class Domain:
     illegal: Callable[[np.ndarray], np.ndarray]
     transition_distance: Callable[[np.ndarray, np.ndarray], np.ndarray]
     transition_tolerance: float
+    original: OriginalLayout
     notes: dict[str, str]
-    sim_state_dim: int = 0
-    start_options: Callable[[Task], dict[str, Any]] | None = None
     decode_state: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+    recipe_module: str | None = None
 
     @property
     def discrete(self) -> bool:
@@ -102,31 +94,12 @@ class Domain:
         known = ", ".join(t.id for t in self.tasks(level)[:5])
         raise KeyError(f"{self.name} level {level!r} has no task {task_id!r} (tasks include {known}, ...)")
 
-    def reset_state(self, task: Task, rng: np.random.Generator, sim: Simulator) -> np.ndarray:
-        """A random start state in which ``task`` is not already solved."""
-        if self.sim_state_dim:
-            return sim.reset_scene(task, rng)
-        noop = np.zeros((1,) + (self.action_space.shape or ()), dtype=self.action_space.dtype)
-        options = self.start_options(task) if self.start_options else {}
-        while True:
-            state = sim.random_state(rng, **options)
-            if not task.success(state[None], noop, state[None])[0]:
-                return state
-
-    def step(self, sim: Simulator, state: np.ndarray, action: Any) -> np.ndarray:
-        """The next state of a live rollout (env or expert) whose current state is ``state``."""
-        return sim.step(action) if self.sim_state_dim else sim.step_from(state, action)
-
-    def sim_state(self, sim: Simulator) -> np.ndarray | None:
-        """The simulator's full state now, or None when the dataset state is the full state."""
-        return np.asarray(sim.get_sim_state(), np.float64) if self.sim_state_dim else None
-
-    def resimulate_step(self, sim: Simulator, task: Task, state: np.ndarray, action: Any,
-                        sim_state: np.ndarray | None = None) -> np.ndarray:
-        """Re-simulate one stored transition: from the stored full simulator state when given
-        (exact), else from the dataset state (exact for CLEVR, rebuilt for a scene simulator)."""
-        if not self.sim_state_dim:
-            return sim.step_from(state, action)
-        if sim_state is not None:
-            return sim.step_from_sim_state(task, sim_state, action)
-        return sim.step_from_observation(task, state, action)
+    def recipes(self) -> list[Recipe]:
+        """The recipes of this domain's datasets (``RECIPES`` of ``recipe_module``)."""
+        module = self.recipe_module or f"imaginebench_data.builders.{self.name}"
+        try:
+            return list(importlib.import_module(module).RECIPES)
+        except ModuleNotFoundError as error:
+            if error.name != module:
+                raise
+            return []

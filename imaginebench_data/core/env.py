@@ -10,6 +10,7 @@ Contract (the same for every domain):
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import gymnasium as gym
@@ -20,17 +21,17 @@ from .text import observation_space
 
 
 class ImagineEnv(gym.Env):
-    """Subclasses set ``domain_name``; see the module docstring for the contract."""
+    """The eval env of the registered domain ``domain``; see the module docstring for the contract."""
 
-    domain_name: str = ""
     metadata = {"render_modes": []}
 
-    def __init__(self, level: str = "train", task: str | None = None, render_mode: str | None = None):
+    def __init__(self, domain: str, level: str = "train", task: str | None = None,
+                 render_mode: str | None = None):
         from ..domains import get_domain
 
         if level not in LEVELS:
             raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
-        self.domain = get_domain(self.domain_name)
+        self.domain = get_domain(domain)
         self.level = level
         self.tasks = self.domain.tasks(level)
         self.pinned = self.domain.task(level, task) if task is not None else None
@@ -63,7 +64,7 @@ class ImagineEnv(gym.Env):
         self._resets += 1
         self.phrasing_id = int(self.np_random.integers(len(self.task.phrasings)))
         self.instruction = self.task.phrasings[self.phrasing_id]
-        self.state = self.domain.reset_state(self.task, self.np_random, self.sim)
+        self.state = self.sim.reset(self.task, self.np_random)
         self.t = 0
         return self._obs(), self._info(False)
 
@@ -71,9 +72,26 @@ class ImagineEnv(gym.Env):
         if not self.action_space.contains(action):
             raise ValueError(f"action {action!r} is not in {self.action_space}")
         prev = self.state
-        self.state = self.domain.step(self.sim, prev, action)
+        self.state = self.sim.step(action)
         self.t += 1
         success = self.task.succeeded(prev, action, self.state)
         reward = self.task.step_reward(prev, action, self.state)
         truncated = (not success) and self.t >= self.task.horizon
         return self._obs(), reward, success, truncated, self._info(success)
+
+
+def eval_env_spec(domain: str, level: str) -> gym.envs.registration.EnvSpec:
+    """The registered spec of ``domain``'s env with ``level`` set: what a dataset stores as its
+    eval env (plain-JSON kwargs and a string entry point, so any process recovers it)."""
+    from ..domains import get_domain
+
+    spec = gym.spec(get_domain(domain).env_id)
+    return replace(spec, kwargs={**spec.kwargs, "level": level})
+
+
+def make_env(domain: str, level: str = "train", task: str | None = None) -> gym.Env:
+    """The evaluation env of ``domain`` at ``level`` (optionally pinned to one task)."""
+    from ..domains import get_domain
+
+    kwargs = {"level": level} if task is None else {"level": level, "task": task}
+    return gym.make(get_domain(domain).env_id, **kwargs)

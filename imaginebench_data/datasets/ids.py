@@ -1,4 +1,5 @@
-"""Dataset ids ``imaginebench/<domain>-<level>-<source>-v<N>`` and where they live on disk."""
+"""Dataset ids ``<namespace>/<domain>-<level>-<source>-v<N>``, parsed once, strictly, and where
+they live on disk."""
 
 from __future__ import annotations
 
@@ -7,41 +8,61 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.episode import SOURCES
+from ..core.task import LEVELS
+
 NAMESPACE = "imaginebench"
-ID_PATTERN = re.compile(
-    r"^(?P<namespace>[\w-]{2,})/(?P<domain>[a-z0-9]+)-(?P<level>train|rephrase|easy|hard)"
-    r"-(?P<source>real|imaginary)-v(?P<version>\d+)$"
+_ID = re.compile(
+    rf"(?P<namespace>[A-Za-z0-9_-]{{2,}})/(?P<domain>[a-z][a-z0-9]*)-(?P<level>{'|'.join(LEVELS)})"
+    rf"-(?P<source>{'|'.join(SOURCES)})-v(?P<version>0|[1-9][0-9]*)",
+    re.ASCII,
 )
 
 
-@dataclass(frozen=True)
+class DatasetIdError(ValueError):
+    """A string that is not a dataset id; the message shows what was given and what is expected."""
+
+
+@dataclass(frozen=True, order=True)
 class DatasetId:
+    """A parsed dataset id, e.g. ``DatasetId.parse("imaginebench/clevr-train-real-v0")``."""
+
     namespace: str
     domain: str
     level: str
     source: str
     version: int
 
+    @classmethod
+    def parse(cls, text: str | DatasetId) -> DatasetId:
+        """Parse ``text`` strictly: ASCII only, no surrounding white space, version digits
+        without leading zeros. A ``DatasetId`` is returned as it is."""
+        if isinstance(text, DatasetId):
+            return text
+        match = _ID.fullmatch(text) if isinstance(text, str) else None
+        if match is None:
+            raise DatasetIdError(
+                f"malformed dataset id {text!r}: expected '<namespace>/<domain>-<level>-<source>-v<N>' "
+                f"with level one of {'|'.join(LEVELS)}, source one of {'|'.join(SOURCES)} and N a "
+                f"version number without leading zeros, e.g. '{NAMESPACE}/clevr-train-real-v0'")
+        fields = match.groupdict()
+        return cls(fields["namespace"], fields["domain"], fields["level"], fields["source"],
+                   int(fields["version"]))
+
     @property
     def name(self) -> str:
         """The file-name part, e.g. ``clevr-train-real-v0``."""
         return f"{self.domain}-{self.level}-{self.source}-v{self.version}"
 
+    def with_(self, **changes) -> DatasetId:
+        """This id with some parts changed (checked again), e.g. ``with_(source="imaginary")``."""
+        parts = {"namespace": self.namespace, "domain": self.domain, "level": self.level,
+                 "source": self.source, "version": self.version, **changes}
+        return DatasetId.parse(f"{parts['namespace']}/{parts['domain']}-{parts['level']}-{parts['source']}"
+                               f"-v{parts['version']}")
+
     def __str__(self) -> str:
         return f"{self.namespace}/{self.name}"
-
-
-def parse_id(dataset_id: str) -> DatasetId:
-    match = ID_PATTERN.match(dataset_id)
-    if match is None:
-        raise ValueError(
-            f"malformed dataset id {dataset_id!r}: expected "
-            f"'{NAMESPACE}/<domain>-<train|rephrase|easy|hard>-<real|imaginary>-v<N>', "
-            f"e.g. '{NAMESPACE}/clevr-train-real-v0'"
-        )
-    fields = match.groupdict()
-    return DatasetId(fields["namespace"], fields["domain"], fields["level"], fields["source"],
-                     int(fields["version"]))
 
 
 def datasets_root() -> Path:
@@ -49,5 +70,5 @@ def datasets_root() -> Path:
     return Path(os.environ.get("MINARI_DATASETS_PATH") or Path.home() / ".minari" / "datasets")
 
 
-def dataset_dir(dataset_id: str) -> Path:
-    return datasets_root() / str(parse_id(dataset_id))
+def dataset_dir(dataset_id: str | DatasetId) -> Path:
+    return datasets_root() / str(DatasetId.parse(dataset_id))

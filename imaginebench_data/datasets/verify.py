@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..domains import get_domain
 from .checksum import ArrayChecksum
-from .ids import parse_id
-from .store import open_dataset, stored_episodes
+from .ids import DatasetId
+from .read import open_dataset, stored_episodes
 
 
 @dataclass
@@ -66,20 +67,20 @@ def _check_env(verdict: Verdict, dataset, level: str) -> None:
 
 def verify(dataset_id: str) -> Verdict:
     """Check a local dataset (see the module docstring); problems are listed, never raised."""
-    parsed = parse_id(dataset_id)
+    parsed = DatasetId.parse(dataset_id)
     verdict = Verdict(dataset_id)
     dataset, card = open_dataset(dataset_id)
     verdict.episodes, verdict.steps = dataset.total_episodes, dataset.total_steps
     for key, found in (("episodes", verdict.episodes), ("steps", verdict.steps)):
-        if card.get(key) != found:
-            verdict.problems.append(f"card says {card.get(key)} {key}, Minari reads {found}")
+        if getattr(card, key) != found:
+            verdict.problems.append(f"card says {getattr(card, key)} {key}, Minari reads {found}")
     checksum = ArrayChecksum()
-    for index, episode in enumerate(stored_episodes(dataset, parsed.domain)):
+    for index, episode in enumerate(stored_episodes(dataset, get_domain(parsed.domain))):
         checksum.update(episode)
         if parsed.source == "real" and len(verdict.problems) < 5:
             _check_floor(verdict, episode.infos, index)
-    if checksum.hexdigest() != card.get("checksum"):
+    if checksum.hexdigest() != card.checksum:
         verdict.problems.append(f"arrays hash to {checksum.hexdigest()[:12]}, the card says "
-                                f"{str(card.get('checksum'))[:12]}: the data changed after it was written")
+                                f"{str(card.checksum)[:12]}: the data changed after it was written")
     _check_env(verdict, dataset, parsed.level)
     return verdict

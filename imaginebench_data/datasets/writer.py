@@ -14,21 +14,20 @@ import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 import minari
 import numpy as np
 from minari.data_collector import EpisodeBuffer
 
+from ..cards.card import Card
 from ..core.domain import Domain
+from ..core.env import eval_env_spec
 from ..core.episode import Episode
 from ..core.text import observation_space as make_observation_space
-from ..envs import eval_env_spec
 from ..quality.checkers import INFO_KEYS, OPTIONAL_INFO_KEYS
-from ..quality.stats import plain_json
 from .checksum import ArrayChecksum
-from .ids import NAMESPACE, datasets_root, parse_id
-from .store import CARD_KEY
+from .ids import NAMESPACE, DatasetId, datasets_root
+from .read import CARD_KEY
 from .validate import validate_episode
 
 NAMESPACE_DESCRIPTION = "ImagineBench: real and language-model-imagined rollouts for offline RL."
@@ -74,14 +73,14 @@ def _buffers(episodes: Iterable[Episode], domain: Domain, on_episode: Callable[[
 
 
 def write_dataset(dataset_id: str, episodes: Iterable[Episode], domain: Domain, *,
-                  make_card: Callable[[str], dict[str, Any]], on_episode: Callable[[Episode], None],
+                  make_card: Callable[[str], Card], on_episode: Callable[[Episode], None],
                   description: str, force: bool = False) -> Path:
     """Write ``episodes`` as Minari dataset ``dataset_id``; return its folder.
 
     ``on_episode`` sees each validated episode (the builder accumulates statistics there);
     ``make_card(checksum)`` is called after the last episode and must return the card.
     """
-    parsed = parse_id(dataset_id)
+    parsed = DatasetId.parse(dataset_id)
     root = datasets_root()
     destination = root / str(parsed)
     if destination.exists() and not force:
@@ -94,7 +93,7 @@ def write_dataset(dataset_id: str, episodes: Iterable[Episode], domain: Domain, 
         with _minari_root(staging), warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # Minari's "no code_permalink" etc.
             dataset = minari.create_dataset_from_buffers(
-                dataset_id=dataset_id,
+                dataset_id=str(parsed),
                 buffer=_buffers(episodes, domain, on_episode, checksum),
                 eval_env=eval_env_spec(domain.name, parsed.level),
                 observation_space=make_observation_space(domain.state_space),
@@ -106,7 +105,7 @@ def write_dataset(dataset_id: str, episodes: Iterable[Episode], domain: Domain, 
                 requirements=["imaginebench-data"],
                 data_format="hdf5",
             )
-            dataset.storage.update_metadata({CARD_KEY: plain_json(make_card(checksum.hexdigest()))})
+            dataset.storage.update_metadata({CARD_KEY: make_card(checksum.hexdigest()).to_json()})
         _ensure_namespace(root, parsed.namespace)
         _install(staging / str(parsed), destination)
     finally:

@@ -8,8 +8,7 @@ import numpy as np
 import torch
 
 from ..core.episode import Episode
-from ..datasets.ids import parse_id
-from ..datasets.store import open_dataset, stored_episodes
+from ..datasets.read import open_dataset, stored_episodes
 from ..domains import get_domain
 from .sequences import (
     IGNORE,
@@ -28,7 +27,7 @@ HOLDOUT_EVERY = 10  # every 10th episode is held out from training (for the evid
 def read_episodes(dataset_id: str) -> tuple[list[Episode], str]:
     """The episodes of a local dataset and its checksum."""
     dataset, card = open_dataset(dataset_id)
-    return list(stored_episodes(dataset, parse_id(dataset_id).domain)), str(card["checksum"])
+    return list(stored_episodes(dataset, get_domain(card.domain))), card.checksum
 
 
 def split(episodes: list[Episode]) -> tuple[list[Episode], list[Episode]]:

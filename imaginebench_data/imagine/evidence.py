@@ -17,9 +17,9 @@ import gymnasium as gym
 import numpy as np
 import torch
 
-from ..build.rollout import episode_start
 from ..core.domain import Domain
 from ..core.episode import Episode
+from ..pipeline.rollout import episode_start
 from .backbone import slot_token_id
 from .data import SequenceFactory, collate
 from .generate import Prompt, imagine
@@ -104,7 +104,7 @@ def _replay(domain: Domain, sim, index: int, actions, rng: np.random.Generator |
     steps = task.horizon if actions is None else len(actions)
     for t in range(steps):
         action = _random_action(domain.action_space, rng) if actions is None else actions[t]
-        next_state = domain.step(sim, state, action)
+        next_state = sim.step(action)
         if task.succeeded(state, action, next_state):
             return True
         state = next_state

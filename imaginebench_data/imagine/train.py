@@ -11,7 +11,7 @@ import torch
 from tqdm.auto import tqdm
 
 from ..core.task import LEVELS
-from ..datasets.ids import parse_id
+from ..datasets.ids import DatasetId
 from ..domains import get_domain
 from ..loader.encoders import get_encoder
 from .backbone import backbone_for, slot_token_id
@@ -96,7 +96,7 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
     device = device or default_device()
     torch.manual_seed(settings.seed)
     rng = np.random.default_rng(settings.seed)
-    domain = get_domain(parse_id(dataset_id).domain)
+    domain = get_domain(DatasetId.parse(dataset_id).domain)
     episodes, checksum = read_episodes(dataset_id)
     train_eps, held_out = split(episodes)
     phrasings = task_phrasings(domain.name, train_eps)

@@ -2,18 +2,18 @@
 
     results = import_dir("~/imaginebench-files")   # -> imaginebench-original/<domain>-<level>-<source>-v0
 
-One concept per file: ``names`` (file name -> domain, level, source), ``source`` (a file
-once read, and the checks every layout shares), ``hdf5`` / ``pickled`` / ``parquet`` (the
-three layouts; ``unpickle`` reads pickles without running them), ``resolve`` (trajectory
--> our task), ``convert`` (trajectories -> checked episodes) and ``importer`` (all files
-validated first, then written and carded).
+One concept per file: ``names`` (file name -> domain, level, source), ``original`` (an
+original file once read, and the checks every layout shares), ``hdf5`` / ``pickled`` /
+``parquet`` (the three layouts; ``unpickle`` reads pickles without running them),
+``resolve`` (trajectory -> our task), ``convert`` (trajectories -> checked episodes, in the
+domain's state layout) and ``importer`` (all files validated first, then written and carded).
 """
 
 from __future__ import annotations
 
-from .importer import DEFAULT_NAMESPACE, ImportResult, import_dir, read_sources
-from .source import SourceFileError
+from .importer import DEFAULT_NAMESPACE, ImportResult, import_dir, read_originals
+from .original import OriginalFileError
 from .unpickle import UnsafePickleError
 
-__all__ = ["import_dir", "read_sources", "ImportResult", "SourceFileError", "UnsafePickleError",
+__all__ = ["import_dir", "read_originals", "ImportResult", "OriginalFileError", "UnsafePickleError",
            "DEFAULT_NAMESPACE"]

@@ -10,6 +10,10 @@ observation), so:
 - without: states are o_0..o_{L-1} and the last action (and its reward) is dropped: the
   episode has L-1 steps. Trajectories left with no step (L < 2) are dropped and counted.
 
+States are read in the original's layout (the domain's ``original.state_dim`` numbers); where
+the domain declares ``original.to_states``, each trajectory's cut ``(T+1, state_dim)`` states
+are turned into the dataset's ``(T+1, D)`` layout by it before anything checks them.
+
 Rewards are the file's, not recomputed. Terminations are ours, not the original's (which
 marks every episode terminated and ignores ``terminals``): an episode is terminated when its
 task's predicate holds on its last transition (the checkers decide), else truncated.
@@ -33,8 +37,8 @@ from ..core.task import Task
 from ..core.text import instruction_space, observation_space
 from ..datasets.validate import DatasetValidationError, validate_episode
 from ..quality.checkers import INFO_KEYS, annotate
+from .original import OriginalFile, OriginalFileError
 from .resolve import TaskResolver
-from .source import SourceFile, SourceFileError
 
 UNMATCHED_RULES = ("error", "skip")
 TYPOGRAPHY = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-",
@@ -57,16 +61,16 @@ def normalise_instruction(text: str) -> str:
     return " ".join(text.translate(TYPOGRAPHY).split())
 
 
-def _actions(source: SourceFile, domain: Domain) -> np.ndarray:
+def _actions(original: OriginalFile, domain: Domain) -> np.ndarray:
     """The file's actions in the domain's action space dtype and shape; a clear error otherwise."""
-    space, actions = domain.action_space, source.arrays["actions"]
-    valid = np.arange(actions.shape[1]) < source.lengths[:, None]
+    space, actions = domain.action_space, original.arrays["actions"]
+    valid = np.arange(actions.shape[1]) < original.lengths[:, None]
     shape = space.shape or ()
     if actions.ndim == 3 and shape == () and actions.shape[2] == 1:
         actions = actions[:, :, 0]
     if actions.shape[2:] != shape:
-        raise SourceFileError(f"{source.name}: key 'actions' has shape {actions.shape}; expected "
-                              f"{actions.shape[:2] + shape} for {domain.name}'s {space}")
+        raise OriginalFileError(f"{original.name}: key 'actions' has shape {actions.shape}; expected "
+                                f"{actions.shape[:2] + shape} for {domain.name}'s {space}")
     if shape == ():
         ok = (np.rint(actions) == actions) & (actions >= 0) & (actions < space.n)
     else:
@@ -74,55 +78,74 @@ def _actions(source: SourceFile, domain: Domain) -> np.ndarray:
     bad = valid & ~ok
     if bad.any():
         row, step = (int(i) for i in np.argwhere(bad)[0])
-        raise SourceFileError(f"{source.name}: key 'actions' trajectory {row} step {step} is "
-                              f"{actions[row, step].tolist()}, not in {space} ({int(bad.sum())} such steps)")
+        raise OriginalFileError(f"{original.name}: key 'actions' trajectory {row} step {step} is "
+                                f"{actions[row, step].tolist()}, not in {space} "
+                                f"({int(bad.sum())} such steps)")
     return actions.astype(space.dtype)
 
 
-def _instruction(source: SourceFile, row: int, fallback: str) -> str:
-    if source.instructions is not None:
-        text, key = source.instructions[row][0], "instructions"
-    elif source.task_str is not None:
-        text, key = source.task_str[row], "task_str"
+def _instruction(original: OriginalFile, row: int, fallback: str) -> str:
+    if original.instructions is not None:
+        text, key = original.instructions[row][0], "instructions"
+    elif original.task_str is not None:
+        text, key = original.task_str[row], "task_str"
     else:
         return fallback
     text = normalise_instruction(text)
     space = instruction_space()
     if not space.contains(text):
         outside = sorted(set(text) - set(space.character_set))
-        raise SourceFileError(f"{source.name}: key {key!r} trajectory {row}: instruction {text!r:.120} is "
-                              f"not in the instruction space (length {len(text)}, at most "
-                              f"{space.max_length}; characters outside the charset: {outside})")
+        raise OriginalFileError(f"{original.name}: key {key!r} trajectory {row}: instruction "
+                                f"{text!r:.120} is not in the instruction space (length {len(text)}, at "
+                                f"most {space.max_length}; characters outside the charset: {outside})")
     return text
 
 
-def _episode(source: SourceFile, row: int, steps: int, actions: np.ndarray, task: Task,
-             domain: Domain) -> Episode:
-    observations = source.arrays["observations"][row]
-    if "next_observations" in source.arrays:  # all L steps: the final state is next_observations[L-1]
-        final = source.arrays["next_observations"][row, steps - 1:steps]
+def _states(original: OriginalFile, row: int, steps: int, domain: Domain) -> np.ndarray:
+    """The trajectory's ``steps + 1`` states, cut (see module docstring), in the dataset's layout."""
+    observations = original.arrays["observations"][row]
+    if "next_observations" in original.arrays:  # all L steps: the final state is next_observations[L-1]
+        final = original.arrays["next_observations"][row, steps - 1:steps]
         states = np.concatenate([observations[:steps], final])
     else:  # L-1 steps: the final state is o_{L-1}
         states = observations[:steps + 1]
-    instruction = _instruction(source, row, task.phrasings[0])
+    to_states = domain.original.to_states
+    if to_states is not None:
+        try:
+            states = np.asarray(to_states(states))
+        except ValueError as error:
+            raise OriginalFileError(f"{original.name}: trajectory {row}: {domain.name}'s conversion from the "
+                                    f"original's state layout failed ({error})") from error
+    if states.shape != (steps + 1, *domain.state_space.shape):
+        raise OriginalFileError(
+            f"{original.name}: trajectory {row}: states of shape {states.shape} in {domain.name}'s dataset "
+            f"layout; expected {(steps + 1, *domain.state_space.shape)} (the domain's original.state_dim "
+            f"{domain.original.state_dim} and original.to_states disagree with its state space)")
+    return np.ascontiguousarray(states, dtype=domain.state_space.dtype)
+
+
+def _episode(original: OriginalFile, row: int, steps: int, actions: np.ndarray, task: Task,
+             domain: Domain) -> Episode:
+    states = _states(original, row, steps, domain)
+    instruction = _instruction(original, row, task.phrasings[0])
     phrasing_id = task.phrasings.index(instruction) if instruction in task.phrasings else OWN_WORDING
     flags = np.zeros(steps, bool)
     return Episode(
-        states=np.ascontiguousarray(states, dtype=domain.state_space.dtype),
+        states=states,
         actions=actions[row, :steps],
-        rewards=source.arrays["rewards"][row, :steps].astype(np.float32),
+        rewards=original.arrays["rewards"][row, :steps].astype(np.float32),
         terminations=flags.copy(),
         truncations=flags,
         instruction=instruction,
         task_id=task.id,
-        level=source.target.level,
+        level=original.target.level,
         phrasing_id=phrasing_id,
         seed=row,
-        source=source.target.source,
+        source=original.target.source,
     )
 
 
-def _check(source: SourceFile, domain: Domain, row: int, episode: Episode, sim: Simulator) -> None:
+def _check(original: OriginalFile, domain: Domain, row: int, episode: Episode, sim: Simulator) -> None:
     """Run the checkers, set the end flag from the predicate, validate like the writer does."""
     annotate(domain, episode, sim)
     reached = bool(episode.infos["success"][-1])
@@ -130,52 +153,52 @@ def _check(source: SourceFile, domain: Domain, row: int, episode: Episode, sim: 
     try:
         validate_episode(row, episode, observation_space(domain.state_space), domain.action_space, INFO_KEYS)
     except DatasetValidationError as error:
-        raise SourceFileError(f"{source.name}: trajectory {row}: {error}") from error
+        raise OriginalFileError(f"{original.name}: trajectory {row}: {error}") from error
 
 
-def convert(source: SourceFile, domain: Domain, sim: Simulator, *, unmatched: str = "error",
+def convert(original: OriginalFile, domain: Domain, sim: Simulator, *, unmatched: str = "error",
             progress: bool = True) -> Conversion:
-    """The checked episodes of a source file (``check_source`` has run; see module docstring).
+    """The checked episodes of an original file (``check_original`` has run; see module docstring).
 
     ``unmatched``: "error" raises on trajectories whose task cannot be resolved (with a
     count and examples) before any is simulated; "skip" drops them and lists them in
     ``Conversion.unresolved``.
     """
-    has_next = "next_observations" in source.arrays
+    has_next = "next_observations" in original.arrays
     conversion = Conversion([], "next_observations[L-1]" if has_next else
                             "last observation; the last action and reward are dropped (L-1 steps)")
-    resolver = TaskResolver(domain, source.target.level)
-    actions = _actions(source, domain)
-    steps = source.lengths - (0 if has_next else 1)
+    resolver = TaskResolver(domain, original.target.level)
+    actions = _actions(original, domain)
+    steps = original.lengths - (0 if has_next else 1)
     conversion.too_short = np.flatnonzero(steps < 1).tolist()
     tasks, reasons = {}, {}
     for row in np.flatnonzero(steps >= 1).tolist():
-        resolution = resolver.resolve(None if source.instructions is None else source.instructions[row],
-                                      None if source.goals is None else source.goals[row])
+        resolution = resolver.resolve(None if original.instructions is None else original.instructions[row],
+                                      None if original.goals is None else original.goals[row])
         if resolution.task is None:
             conversion.unresolved.append(row)
             reasons[row] = resolution.how
         else:
             tasks[row] = resolution.task
     if conversion.unresolved and unmatched == "error":
-        examples = "; ".join(f"trajectory {row} ({_first_text(source, row)!r:.80}): {reasons[row]}"
+        examples = "; ".join(f"trajectory {row} ({_first_text(original, row)!r:.80}): {reasons[row]}"
                              for row in conversion.unresolved[:3])
-        raise SourceFileError(
-            f"{source.name}: {len(conversion.unresolved)} of {source.rows} trajectories match no "
-            f"{domain.name} {source.target.level} task, e.g. {examples}. Pass unmatched='skip' "
+        raise OriginalFileError(
+            f"{original.name}: {len(conversion.unresolved)} of {original.rows} trajectories match no "
+            f"{domain.name} {original.target.level} task, e.g. {examples}. Pass unmatched='skip' "
             "(--unmatched skip) to drop them; the card records how many were dropped")
     if not tasks:
-        raise SourceFileError(
-            f"{source.name}: no trajectory can be imported ({source.rows} read, {len(conversion.too_short)} "
-            f"left without a step, {len(conversion.unresolved)} unresolved)")
-    for row, task in tqdm(tasks.items(), desc=f"check {source.name}", unit="traj", disable=not progress):
-        episode = _episode(source, row, int(steps[row]), actions, task, domain)
-        _check(source, domain, row, episode, sim)
+        raise OriginalFileError(
+            f"{original.name}: no trajectory can be imported ({original.rows} read, "
+            f"{len(conversion.too_short)} left without a step, {len(conversion.unresolved)} unresolved)")
+    for row, task in tqdm(tasks.items(), desc=f"check {original.name}", unit="traj", disable=not progress):
+        episode = _episode(original, row, int(steps[row]), actions, task, domain)
+        _check(original, domain, row, episode, sim)
         conversion.episodes.append(episode)
     return conversion
 
 
-def _first_text(source: SourceFile, row: int) -> str | None:
-    if source.instructions is not None:
-        return source.instructions[row][0]
-    return None if source.task_str is None else source.task_str[row]
+def _first_text(original: OriginalFile, row: int) -> str | None:
+    if original.instructions is not None:
+        return original.instructions[row][0]
+    return None if original.task_str is None else original.task_str[row]

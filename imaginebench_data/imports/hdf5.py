@@ -1,10 +1,10 @@
-"""Reading the original's HDF5 files (CLEVR "Ball" and Meta-World) and CLEVR's side ``.npy``.
+"""Reading the original's HDF5 files and their side ``.npy``.
 
 An HDF5 file holds ``observations`` (N, T, D_state + 768), ``actions`` (N, T) or (N, T, A),
 ``rewards`` (N, T, 1) and ``masks`` (N, T, 1) or (N, T). Observations are read in blocks of
 trajectories and cut to the state columns as they are read, so the 768-d encoding never
-sits in memory whole. CLEVR's side file (same stem, ``.npy``) is a pickled dict whose
-``instructions`` and ``goals`` give each trajectory's text and goal vector.
+sits in memory whole. A side file (same stem, ``.npy``), where there is one, is a pickled
+dict whose ``instructions`` and ``goals`` give each trajectory's text and goal vector.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .names import Target
-from .source import (
+from .original import (
     OPTIONAL_KEYS,
     REQUIRED_KEYS,
     STATE_KEYS,
-    SourceFile,
-    SourceFileError,
+    OriginalFile,
+    OriginalFileError,
     numeric,
     state_columns,
     take_annotations,
@@ -35,13 +35,13 @@ def _dataset(file: h5py.File, name: str, key: str) -> h5py.Dataset:
     node = file[key]
     if not isinstance(node, h5py.Dataset) or node.dtype.kind not in "biuf":
         kind = type(node).__name__ if not isinstance(node, h5py.Dataset) else f"dtype {node.dtype}"
-        raise SourceFileError(f"{name}: key {key!r} is a {kind}; expected a numeric array")
+        raise OriginalFileError(f"{name}: key {key!r} is a {kind}; expected a numeric array")
     return node
 
 
 def _states(dataset: h5py.Dataset, name: str, key: str, state_dim: int, progress: bool) -> np.ndarray:
     if dataset.ndim != 3:
-        raise SourceFileError(f"{name}: key {key!r} has shape {dataset.shape}; expected (N, T, D)")
+        raise OriginalFileError(f"{name}: key {key!r} has shape {dataset.shape}; expected (N, T, D)")
     columns = state_columns(name, key, dataset.shape[2], state_dim)
     states = np.empty(dataset.shape[:2] + (columns,), np.float32)
     starts = range(0, dataset.shape[0], BLOCK_ROWS)
@@ -51,14 +51,14 @@ def _states(dataset: h5py.Dataset, name: str, key: str, state_dim: int, progress
     return states
 
 
-def read_hdf5(path: Path, side: Path | None, target: Target, progress: bool = True) -> SourceFile:
+def read_hdf5(path: Path, side: Path | None, target: Target, progress: bool = True) -> OriginalFile:
     """Read an HDF5 data file and, if given, its side ``.npy`` (see module docstring)."""
     arrays: dict[str, np.ndarray] = {}
     width = 0
     try:
         file = h5py.File(path, "r")
     except OSError as error:
-        raise SourceFileError(f"{path.name}: not a readable HDF5 file ({error})") from error
+        raise OriginalFileError(f"{path.name}: not a readable HDF5 file ({error})") from error
     with file:
         for key in REQUIRED_KEYS + OPTIONAL_KEYS:
             if key not in file:
@@ -69,8 +69,8 @@ def read_hdf5(path: Path, side: Path | None, target: Target, progress: bool = Tr
                 arrays[key] = _states(dataset, path.name, key, target.state_dim, progress)
             else:
                 arrays[key] = numeric(path.name, key, dataset[()])
-    source = SourceFile(path.name, "hdf5", [path], target, arrays, width)
+    original = OriginalFile(path.name, "hdf5", [path], target, arrays, width)
     if side is not None:
-        source.paths.append(side)
-        take_annotations(source, side.name, load_pickled_npy(side))
-    return source
+        original.paths.append(side)
+        take_annotations(original, side.name, load_pickled_npy(side))
+    return original

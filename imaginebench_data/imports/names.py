@@ -6,13 +6,13 @@ Names of the original release (reference 0.3) and of its Parquet re-release (0.5
     <prefix>_imaginary_<level>.<ext>         level <level>,   source "imaginary"
     <prefix>_<level>.<ext>                   level <level>,   source "imaginary" (Parquet names)
 
-with ``<prefix>`` one of ball, metaworld, babyai, libero, mujoco (our domains clevr,
-metaworld, babyai, libero, halfcheetah), ``<level>`` one of rephrase, easy, hard and
-``<ext>`` h5, hdf5, npy or parquet. Other names (e.g. CLEVR's ``clevr_test_*.npy`` eval
-episodes) are not datasets and are ignored.
+with ``<prefix>`` the ``original.prefix`` of a registered domain (each domain declares its
+own, see ``core.domain.OriginalLayout``), ``<level>`` one of rephrase, easy, hard and
+``<ext>`` h5, hdf5, npy or parquet. Other names (other prefixes, or a release's evaluation
+files) are not dataset files and are ignored.
 
-Observations of the original are ``STATE_DIMS[domain]`` state numbers, optionally
-followed by the ``ENCODING_DIM``-d instruction encoding, which the importer strips.
+Observations of the original are the domain's ``original.state_dim`` state numbers,
+optionally followed by the ``ENCODING_DIM``-d instruction encoding, which the importer strips.
 """
 
 from __future__ import annotations
@@ -21,15 +21,42 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-PREFIX_DOMAINS = {"ball": "clevr", "metaworld": "metaworld", "babyai": "babyai", "libero": "libero",
-                  "mujoco": "halfcheetah"}
-STATE_DIMS = {"clevr": 10, "metaworld": 91, "babyai": 17, "libero": 44, "halfcheetah": 18}
+from ..core.domain import Domain, OriginalLayout
+from ..datasets.ids import DatasetId
+from ..domains import all_domains, get_domain
+
 ENCODING_DIM = 768
 HDF5_SUFFIXES = (".h5", ".hdf5")
-NAME_PATTERN = re.compile(
-    r"^(?P<prefix>ball|metaworld|babyai|libero|mujoco)_"
-    r"(?:(?P<real>real)|(?:imaginary_)?(?P<level>rephrase|easy|hard))\.(?:h5|hdf5|npy|parquet)$"
-)
+ORIGINAL_LEVELS = ("rephrase", "easy", "hard")  # the levels of the original's imaginary files
+EXTENSIONS = ("h5", "hdf5", "npy", "parquet")
+
+
+def prefix_domains() -> dict[str, Domain]:
+    """File-name prefix -> registered domain, from each domain's ``original.prefix``."""
+    found: dict[str, Domain] = {}
+    for domain in all_domains():
+        prefix = domain.original.prefix
+        if prefix in found:
+            raise ValueError(f"domains {found[prefix].name!r} and {domain.name!r} both declare the original "
+                             f"file prefix {prefix!r}; each domain needs its own")
+        found[prefix] = domain
+    return found
+
+
+def name_pattern(prefixes: list[str] | tuple[str, ...]) -> re.Pattern[str]:
+    """The regular expression of dataset file names with one of ``prefixes``."""
+    alternatives = "|".join(re.escape(p) for p in sorted(prefixes, key=len, reverse=True))
+    return re.compile(
+        rf"^(?P<prefix>{alternatives})_"
+        rf"(?:(?P<real>real)|(?:imaginary_)?(?P<level>{'|'.join(ORIGINAL_LEVELS)}))\.(?:{'|'.join(EXTENSIONS)})$")
+
+
+def expected_names() -> str:
+    """A description of the names the importer reads, for error messages."""
+    prefixes = ", ".join(sorted(prefix_domains())) or "none registered"
+    return (f"<prefix>_real.<ext> or <prefix>_imaginary_<level>.<ext> with <prefix> one of {prefixes}, "
+            f"<level> one of {', '.join(ORIGINAL_LEVELS)} and <ext> one of {', '.join(EXTENSIONS)}; "
+            "or the release's Parquet")
 
 
 @dataclass(frozen=True)
@@ -38,22 +65,29 @@ class Target:
 
     domain: str
     level: str
-    source: str
+    source: str  # real or imaginary, as in a dataset id
+
+    @property
+    def layout(self) -> OriginalLayout:
+        return get_domain(self.domain).original
 
     @property
     def state_dim(self) -> int:
-        return STATE_DIMS[self.domain]
+        """The state numbers at the start of each stored observation of the original file."""
+        return self.layout.state_dim
 
-    def dataset_id(self, namespace: str) -> str:
-        return f"{namespace}/{self.domain}-{self.level}-{self.source}-v0"
+    def dataset_id(self, namespace: str) -> DatasetId:
+        return DatasetId.parse(f"{namespace}/{self.domain}-{self.level}-{self.source}-v0")
 
 
 def target_of(file_name: str) -> Target | None:
-    """The target of an original file name, or None when the name is not a dataset file."""
-    match = NAME_PATTERN.match(file_name)
+    """The target of an original file name, or None when the name is not a dataset file
+    (its prefix is no registered domain's)."""
+    domains = prefix_domains()
+    match = name_pattern(tuple(domains)).match(file_name) if domains else None
     if match is None:
         return None
-    domain = PREFIX_DOMAINS[match["prefix"]]
+    domain = domains[match["prefix"]].name
     if match["real"]:
         return Target(domain, "train", "real")
     return Target(domain, match["level"], "imaginary")
@@ -61,7 +95,7 @@ def target_of(file_name: str) -> Target | None:
 
 @dataclass
 class Discovered:
-    """Files found under a source folder, sorted by kind.
+    """Files found under a folder of original files, sorted by kind.
 
     ``hdf5`` pairs each HDF5 data file with its side ``.npy`` (instructions and goals; the
     ``.npy`` of the same stem) or None. A ``.npy`` without an HDF5 file of the same stem is

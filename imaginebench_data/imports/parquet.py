@@ -22,13 +22,13 @@ import pyarrow.dataset as pads
 from tqdm.auto import tqdm
 
 from .names import Target, target_of
-from .source import (
+from .original import (
     NUMERIC_KINDS,
     OPTIONAL_KEYS,
     REQUIRED_KEYS,
     STATE_KEYS,
-    SourceFile,
-    SourceFileError,
+    OriginalFile,
+    OriginalFileError,
     goal_vectors,
     instruction_lists,
     state_columns,
@@ -43,8 +43,8 @@ SHAPE_TEXT = re.compile(r"^\(\s*(\d+\s*(,\s*\d+\s*)*,?\s*)?\)$")
 
 def _shape(file_name: str, key: str, text: str) -> tuple[int, ...]:
     if not isinstance(text, str) or not SHAPE_TEXT.match(text):
-        raise SourceFileError(f"{file_name}: column '{key}_shape' is {text!r}; expected a shape such as "
-                              "'(18000, 39, 17)'")
+        raise OriginalFileError(f"{file_name}: column '{key}_shape' is {text!r}; expected a shape such as "
+                                "'(18000, 39, 17)'")
     return tuple(int(part) for part in text.strip("() ").split(",") if part.strip())
 
 
@@ -52,9 +52,10 @@ def _dtype(file_name: str, key: str, text: str) -> np.dtype:
     try:
         dtype = np.dtype(text)
     except TypeError as error:
-        raise SourceFileError(f"{file_name}: column '{key}_dtype' is {text!r}, not a numpy dtype") from error
+        raise OriginalFileError(f"{file_name}: column '{key}_dtype' is {text!r}, not a numpy dtype"
+                                ) from error
     if dtype.kind not in NUMERIC_KINDS:
-        raise SourceFileError(f"{file_name}: column '{key}_dtype' is {text!r}; expected a numeric dtype")
+        raise OriginalFileError(f"{file_name}: column '{key}_dtype' is {text!r}; expected a numeric dtype")
     return dtype.newbyteorder("<")
 
 
@@ -62,8 +63,8 @@ def _one_value(file_name: str, column: str, values: pa.Array, seen: str | None) 
     """The single value a per-file column must hold in every row."""
     distinct = set(pc.unique(values).to_pylist()) | ({seen} if seen is not None else set())
     if len(distinct) != 1:
-        raise SourceFileError(f"{file_name}: column {column!r} differs between rows: "
-                              f"{sorted(map(str, distinct))[:4]}; every row of a file must hold the same")
+        raise OriginalFileError(f"{file_name}: column {column!r} differs between rows: "
+                                f"{sorted(map(str, distinct))[:4]}; every row of a file must hold the same")
     return distinct.pop()
 
 
@@ -88,8 +89,8 @@ class _FileReader:
             data = batch.column(f"{key}_data")
             if data.null_count:
                 empty = rows[data.is_null().to_numpy(zero_copy_only=False)]
-                raise SourceFileError(f"{self.name}: column '{key}_data' is empty in {data.null_count} "
-                                      f"rows (e.g. row_index {empty[0]}) but filled in others")
+                raise OriginalFileError(f"{self.name}: column '{key}_data' is empty in {data.null_count} "
+                                        f"rows (e.g. row_index {empty[0]}) but filled in others")
             self.shape_text[key] = _one_value(self.name, f"{key}_shape", batch.column(f"{key}_shape"),
                                               self.shape_text.get(key))
             self.dtype_text[key] = _one_value(self.name, f"{key}_dtype", batch.column(f"{key}_dtype"),
@@ -106,7 +107,7 @@ class _FileReader:
         found = np.asarray(pc.binary_length(data).to_numpy(zero_copy_only=False))
         wrong = np.flatnonzero(found != expected)
         if len(wrong):
-            raise SourceFileError(
+            raise OriginalFileError(
                 f"{self.name}: column '{key}_data' of row_index {rows[wrong[0]]} holds "
                 f"{found[wrong[0]]} bytes; "
                 f"expected {expected} = {row_shape} x {dtype.itemsize}-byte {dtype.name} "
@@ -115,36 +116,36 @@ class _FileReader:
         values = np.frombuffer(b"".join(data.to_pylist()), dtype=dtype).reshape(len(rows), *row_shape)
         if key in STATE_KEYS:
             if len(row_shape) != 2:
-                raise SourceFileError(f"{self.name}: column '{key}_shape' is {self.shape_text[key]!r}; "
-                                      "expected (N, T, D)")
+                raise OriginalFileError(f"{self.name}: column '{key}_shape' is {self.shape_text[key]!r}; "
+                                        "expected (N, T, D)")
             self.width = row_shape[1]
             return values[:, :, :state_columns(self.name, key, row_shape[1], self.target.state_dim)].astype(
                 np.float32)
         return values.astype(dtype.newbyteorder("="))
 
-    def source(self, paths: list[Path]) -> SourceFile:
+    def original(self, paths: list[Path]) -> OriginalFile:
         if "observations" not in self.keys:
-            raise SourceFileError(f"{self.name}: missing key 'observations' (no observations_* values in its "
-                                  "rows); expected observations, actions, rewards, masks")
+            raise OriginalFileError(f"{self.name}: missing key 'observations' (no observations_* values in "
+                                    "its rows); expected observations, actions, rewards, masks")
         rows = np.concatenate(self.row_index)
         order = np.argsort(rows, kind="stable")
         declared = _shape(self.name, "observations", self.shape_text["observations"])[0]
         if not np.array_equal(rows[order], np.arange(declared)):
             missing = np.setdiff1d(np.arange(declared), rows)[:5].tolist()
-            raise SourceFileError(
+            raise OriginalFileError(
                 f"{self.name}: column 'row_index' holds {len(rows)} rows ({len(np.unique(rows))} distinct); "
                 f"expected each of 0..{declared - 1} once (N = {declared} from observations_shape); "
                 f"missing e.g. {missing}")
         arrays = {key: np.concatenate(blocks)[order] for key, blocks in self.blocks.items() if key != "goals"}
-        source = SourceFile(self.name, "parquet", paths, self.target, arrays, self.width)
+        original = OriginalFile(self.name, "parquet", paths, self.target, arrays, self.width)
         texts = {key: [values[i] for i in order] for key, values in self.texts.items()}
         if "instructions" in texts:
-            source.instructions = instruction_lists(self.name, texts["instructions"])
+            original.instructions = instruction_lists(self.name, texts["instructions"])
         if "task_str" in texts:
-            source.task_str = task_strings(self.name, texts["task_str"])
+            original.task_str = task_strings(self.name, texts["task_str"])
         if "goals" in self.blocks:
-            source.goals = goal_vectors(self.name, np.concatenate(self.blocks["goals"])[order])
-        return source
+            original.goals = goal_vectors(self.name, np.concatenate(self.blocks["goals"])[order])
+        return original
 
 
 def _present(dataset: pads.Dataset, columns_of: dict[str, list[str]], where: pc.Expression) -> list[str]:
@@ -159,20 +160,20 @@ def _present(dataset: pads.Dataset, columns_of: dict[str, list[str]], where: pc.
 
 
 def read_parquet_release(paths: list[Path], wanted: Callable[[str], bool],
-                         progress: bool = True) -> tuple[list[SourceFile], list[str]]:
+                         progress: bool = True) -> tuple[list[OriginalFile], list[str]]:
     """The original files held in Parquet shards ``paths`` (those ``wanted`` by name, among those
     whose name is a dataset's) and every ``file_name`` the shards hold."""
     shard_names = ", ".join(p.name for p in paths)
     try:
         dataset = pads.dataset([str(p) for p in paths], format="parquet")
     except pa.ArrowInvalid as error:
-        raise SourceFileError(f"{shard_names}: not readable as Parquet ({error})") from error
+        raise OriginalFileError(f"{shard_names}: not readable as Parquet ({error})") from error
     for column in ("file_name", "row_index", "observations_shape"):
         if column not in dataset.schema.names:
-            raise SourceFileError(f"{shard_names}: missing column {column!r}; expected the release layout "
-                                  "(file_name, row_index, <key>_shape/_dtype/_data, ...)")
+            raise OriginalFileError(f"{shard_names}: missing column {column!r}; expected the release layout "
+                                    "(file_name, row_index, <key>_shape/_dtype/_data, ...)")
     names = sorted(pc.unique(dataset.to_table(columns=["file_name"]).column(0)).to_pylist())
-    sources = []
+    originals = []
     for name in names:
         target = target_of(name)
         if target is None or not wanted(name):
@@ -191,5 +192,5 @@ def read_parquet_release(paths: list[Path], wanted: Callable[[str], bool],
             bar.update(batch.num_rows)
         bar.close()
         shards = [Path(f.path) for f in dataset.get_fragments() if f.count_rows(filter=where)]
-        sources.append(reader.source(shards))
-    return sources, names
+        originals.append(reader.original(shards))
+    return originals, names

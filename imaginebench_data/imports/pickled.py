@@ -1,4 +1,4 @@
-"""Reading the original's pickled ``.npy`` dicts (BabyAI, LIBERO, MuJoCo).
+"""Reading the original's pickled ``.npy`` dicts (the data files that have no HDF5 file).
 
 Each file is one dict: ``observations`` (N, T, D_state; no encoding, which the original
 adds at load time), ``actions``, ``rewards``, ``masks``, ``instructions`` (N lists of
@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 
 from .names import Target
-from .source import (
+from .original import (
     OPTIONAL_KEYS,
     REQUIRED_KEYS,
     STATE_KEYS,
-    SourceFile,
-    SourceFileError,
+    OriginalFile,
+    OriginalFileError,
     numeric,
     state_columns,
     take_annotations,
@@ -27,20 +27,21 @@ from .source import (
 from .unpickle import load_pickled_npy
 
 
-def read_pickled(path: Path, target: Target) -> SourceFile:
+def read_pickled(path: Path, target: Target) -> OriginalFile:
     """Read a pickled ``.npy`` data file (see module docstring)."""
     content = load_pickled_npy(path)
-    source = SourceFile(path.name, "pickled-npy", [path], target, {}, 0)
-    take_annotations(source, path.name, content)
+    original = OriginalFile(path.name, "pickled-npy", [path], target, {}, 0)
+    take_annotations(original, path.name, content)
     for key in REQUIRED_KEYS + OPTIONAL_KEYS:
         if key not in content:
             continue
         array = numeric(path.name, key, content[key])
         if key in STATE_KEYS:
             if array.ndim != 3:
-                raise SourceFileError(f"{path.name}: key {key!r} has shape {array.shape}; expected (N, T, D)")
-            source.stored_width = array.shape[2]
+                raise OriginalFileError(f"{path.name}: key {key!r} has shape {array.shape}; "
+                                        "expected (N, T, D)")
+            original.stored_width = array.shape[2]
             array = array[:, :, :state_columns(path.name, key, array.shape[2], target.state_dim)]
             array = np.ascontiguousarray(array, dtype=np.float32)
-        source.arrays[key] = array
-    return source
+        original.arrays[key] = array
+    return original

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .source import SourceFileError
+from .original import OriginalFileError
 
 # (module, name) pairs a pickled dict of numpy arrays and strings may need. Files written
 # by numpy 1.x name ``numpy.core``, which numpy 2 calls ``numpy._core``; old protocols
@@ -31,7 +31,7 @@ ALLOWED_GLOBALS = frozenset({
 })
 
 
-class UnsafePickleError(SourceFileError):
+class UnsafePickleError(OriginalFileError):
     """A pickle names a global outside ``ALLOWED_GLOBALS``; nothing of it was run."""
 
 
@@ -65,7 +65,7 @@ def _read_header(file, file_name: str) -> tuple[tuple[int, ...], np.dtype]:
         else:
             raise ValueError(f"format version {version} is not supported (expected 1.0 or 2.0)")
     except ValueError as error:
-        raise SourceFileError(f"{file_name}: not a readable .npy file ({error})") from error
+        raise OriginalFileError(f"{file_name}: not a readable .npy file ({error})") from error
     return shape, dtype
 
 
@@ -74,15 +74,15 @@ def load_pickled_npy(path: Path) -> object:
     with open(path, "rb") as file:
         shape, dtype = _read_header(file, path.name)
         if not dtype.hasobject:
-            raise SourceFileError(f"{path.name}: expected a pickled dict (an object array), found a plain "
-                                  f"{dtype} array of shape {shape}")
+            raise OriginalFileError(f"{path.name}: expected a pickled dict (an object array), found a plain "
+                                    f"{dtype} array of shape {shape}")
         try:
             value = SafeUnpickler(file, path.name).load()
-        except SourceFileError:
+        except OriginalFileError:
             raise
         except Exception as error:  # any failure of a corrupt stream becomes one clear error
-            raise SourceFileError(f"{path.name}: the pickled payload is corrupt "
-                                  f"({type(error).__name__}: {error})") from error
+            raise OriginalFileError(f"{path.name}: the pickled payload is corrupt "
+                                    f"({type(error).__name__}: {error})") from error
     if isinstance(value, np.ndarray) and value.shape == () and value.dtype.hasobject:
         value = value.item()
     return value

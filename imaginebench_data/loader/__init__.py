@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from ..datasets.store import DatasetNotFoundError
+from ..datasets.read import DatasetNotFoundError
 from .encoders import Encoder, HFEncoder, get_encoder
 from .evaluate import evaluate
 from .sampler import FILTERS, Sampler, largest_remainder

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.env import make_env
 from ..domains import get_domain
-from ..envs import make_env
 
 COLUMNS = ("task_id", "episodes", "successes", "success_rate", "mean_return", "mean_length")
 

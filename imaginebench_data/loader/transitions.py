@@ -31,24 +31,24 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import minari
 import numpy as np
 import pandas as pd
 
-from ..datasets.store import data_path as local_data_path
-from ..datasets.store import plain_value as _plain
+from ..cards.card import Card
+from ..core.episode import Episode
+from ..datasets.ids import DatasetId
+from ..datasets.read import open_dataset, plain_value, read_card, stored_episodes
+from ..domains import get_domain
 
 CACHE_VERSION = 1
 _ARRAYS = ("observations", "next_observations", "actions", "rewards", "terminals", "timeouts",
            "episode_ids", "steps", "instruction_ids", "legal", "transition_ok", "success",
            "goal_consistent")
 _EPISODE_COLUMNS = ("episode_id", "task_id", "level", "phrasing_id", "source", "seed", "length", "return")
-_CHUNK = 512  # episodes read from Minari at a time
 
 
 @dataclass(eq=False)
@@ -81,7 +81,7 @@ class Transitions:
     success: np.ndarray
     goal_consistent: np.ndarray
     episodes: pd.DataFrame
-    card: dict[str, Any] = field(default_factory=dict)
+    card: Card | None = None
 
     def __len__(self) -> int:
         return len(self.rewards)
@@ -101,65 +101,49 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("IMAGINEBENCH_CACHE") or Path.home() / ".cache" / "imaginebench")
 
 
-def load(dataset_id: str, *, cache_dir: str | os.PathLike | None = None) -> Transitions:
+def load(dataset_id: str | DatasetId, *, cache_dir: str | os.PathLike | None = None) -> Transitions:
     """Load ``dataset_id`` (e.g. ``"imaginebench/clevr-train-real-v0"``) as flat transitions.
 
     The dataset is read from ``$MINARI_DATASETS_PATH`` (default ``~/.minari/datasets``) once,
     flattened, and cached in ``cache_dir`` (default ``default_cache_dir()``) as a ``.npz``
-    plus a JSON for strings, keyed by the card's checksum (or by the HDF5 file's size and
-    mtime when the dataset has no card). Later loads read the cache without Minari.
+    plus a JSON for strings, keyed by the card's checksum. Later loads read the cache
+    without Minari.
 
     Raises ``DatasetNotFoundError`` (a ``KeyError``) naming the id, the folder searched and
     the locally available imaginebench ids.
     """
-    data_path = local_data_path(dataset_id)
-    card = _read_card(data_path)
+    dataset_id = DatasetId.parse(dataset_id)
+    card = read_card(dataset_id)
     cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    stem = cache / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', dataset_id)}-{_cache_key(data_path, card)}"
-    cached = _read_cache(stem, dataset_id, card)
+    stem = cache / f"{dataset_id.namespace}_{dataset_id.name}-{_cache_key(card)}"
+    cached = _read_cache(stem, str(dataset_id), card)
     if cached is not None:
         return cached
-    transitions = _flatten(dataset_id, minari.load_dataset(dataset_id), card)
+    dataset, card = open_dataset(dataset_id)
+    transitions = _flatten(str(dataset_id), dataset, card)
     _write_cache(stem, transitions)
     return transitions
 
 
-def _read_card(data_path: Path) -> dict[str, Any]:
-    with open(data_path / "metadata.json") as f:
-        card = json.load(f).get("imaginebench_card") or {}
-    return json.loads(card) if isinstance(card, str) else dict(card)
+def _cache_key(card: Card) -> str:
+    return hashlib.sha256(f"v{CACHE_VERSION}|checksum:{card.checksum}".encode()).hexdigest()[:20]
 
 
-def _cache_key(data_path: Path, card: dict[str, Any]) -> str:
-    if card.get("checksum"):
-        basis = f"checksum:{card['checksum']}"
-    else:
-        files = sorted(p for p in data_path.iterdir() if p.name != "metadata.json")
-        basis = ";".join(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in files)
-    return hashlib.sha256(f"v{CACHE_VERSION}|{basis}".encode()).hexdigest()[:20]
-
-
-def _flag(infos: dict[str, Any], key: str, length: int, default: bool) -> np.ndarray:
-    if key not in infos:
-        return np.full(length, default, dtype=bool)
-    return np.asarray(infos[key], dtype=bool).reshape(length)
-
-
-def _flatten(dataset_id: str, dataset: Any, card: dict[str, Any]) -> Transitions:
-    indices = [int(i) for i in dataset.episode_indices]
+def _flatten(dataset_id: str, dataset: Any, card: Card) -> Transitions:
     parts: dict[str, list[np.ndarray]] = {name: [] for name in _ARRAYS if name != "instruction_ids"}
-    texts: list[np.ndarray] = []
+    texts: list[str] = []
+    lengths: list[int] = []
     rows: list[dict[str, Any]] = []
-    for start in range(0, len(indices), _CHUNK):
-        chunk = indices[start : start + _CHUNK]
-        metas = list(dataset.storage.get_episode_metadata(chunk))
-        for index, episode, meta in zip(chunk, dataset.storage.get_episodes(chunk), metas):
-            rows.append(_append_episode(parts, texts, index, episode, meta))
+    episodes = stored_episodes(dataset, get_domain(card.domain))
+    for index, episode in zip(dataset.episode_indices, episodes):
+        rows.append(_append_episode(parts, int(index), episode))
+        texts.append(episode.instruction)
+        lengths.append(len(episode))
     arrays = {k: (np.concatenate(v) if v else np.zeros(0)) for k, v in parts.items()}
-    all_texts = np.concatenate(texts) if texts else np.zeros(0, dtype=object)
-    instructions, instruction_ids = np.unique(all_texts.astype(str), return_inverse=True)
-    episodes = pd.DataFrame(rows, columns=list(_EPISODE_COLUMNS))
-    episodes["seed"] = episodes["seed"].astype("Int64")
+    instructions, text_ids = np.unique(np.asarray(texts, dtype=str), return_inverse=True)
+    instruction_ids = np.repeat(text_ids.reshape(-1), lengths).astype(np.int64)
+    frame = pd.DataFrame(rows, columns=list(_EPISODE_COLUMNS))
+    frame["seed"] = frame["seed"].astype("Int64")
     return Transitions(
         dataset_id=dataset_id,
         observations=arrays["observations"].astype(np.float32, copy=False),
@@ -170,54 +154,53 @@ def _flatten(dataset_id: str, dataset: Any, card: dict[str, Any]) -> Transitions
         timeouts=arrays["timeouts"].astype(bool, copy=False),
         episode_ids=arrays["episode_ids"].astype(np.int64, copy=False),
         steps=arrays["steps"].astype(np.int64, copy=False),
-        instruction_ids=instruction_ids.reshape(-1).astype(np.int64),
+        instruction_ids=instruction_ids,
         instructions=[str(s) for s in instructions],
         legal=arrays["legal"].astype(bool, copy=False),
         transition_ok=arrays["transition_ok"].astype(bool, copy=False),
         success=arrays["success"].astype(bool, copy=False),
         goal_consistent=arrays["goal_consistent"].astype(bool, copy=False),
-        episodes=episodes,
+        episodes=frame,
         card=card,
     )
 
 
-def _append_episode(parts: dict[str, list[np.ndarray]], texts: list[np.ndarray], index: int,
-                    episode: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
-    """Append one episode's T rows to ``parts``/``texts``; return its ``episodes`` row."""
-    states = np.asarray(episode["observations"]["state"], dtype=np.float32)
-    length = len(episode["rewards"])
-    instruction = [_plain(s) for s in episode["observations"]["instruction"]]
-    infos = episode.get("infos") or {}
-    legal = _flag(infos, "legal", length + 1, True)
-    success = _flag(infos, "success", length + 1, False)
-    parts["observations"].append(states[:-1])
-    parts["next_observations"].append(states[1:])
-    parts["actions"].append(np.asarray(episode["actions"]))
-    parts["rewards"].append(np.asarray(episode["rewards"], dtype=np.float32))
-    parts["terminals"].append(np.asarray(episode["terminations"], dtype=bool))
-    parts["timeouts"].append(np.asarray(episode["truncations"], dtype=bool))
+def _flag(infos: dict[str, np.ndarray], key: str, length: int, default: bool) -> np.ndarray:
+    if key not in infos:
+        return np.full(length, default, dtype=bool)
+    return np.asarray(infos[key], dtype=bool).reshape(length)
+
+
+def _append_episode(parts: dict[str, list[np.ndarray]], index: int, episode: Episode) -> dict[str, Any]:
+    """Append one episode's T rows to ``parts``; return its ``episodes`` row."""
+    length = len(episode)
+    legal = _flag(episode.infos, "legal", length + 1, True)
+    success = _flag(episode.infos, "success", length + 1, False)
+    parts["observations"].append(episode.states[:-1])
+    parts["next_observations"].append(episode.states[1:])
+    parts["actions"].append(episode.actions)
+    parts["rewards"].append(episode.rewards)
+    parts["terminals"].append(episode.terminations)
+    parts["timeouts"].append(episode.truncations)
     parts["episode_ids"].append(np.full(length, index, dtype=np.int64))
     parts["steps"].append(np.arange(length, dtype=np.int64))
     parts["legal"].append(legal[:-1] & legal[1:])
-    parts["transition_ok"].append(_flag(infos, "transition_ok", length + 1, True)[1:])
+    parts["transition_ok"].append(_flag(episode.infos, "transition_ok", length + 1, True)[1:])
     parts["success"].append(success[1:])
     parts["goal_consistent"].append(np.full(length, bool(success[-1])))
-    texts.append(np.asarray(instruction[:length], dtype=object))
-    options = {k: _plain(v) for k, v in (meta.get("options") or {}).items()}
-    seed = _plain(meta.get("seed"))
     return {
         "episode_id": index,
-        "task_id": options.get("task_id"),
-        "level": options.get("level"),
-        "phrasing_id": options.get("phrasing_id"),
-        "source": options.get("source"),
-        "seed": None if seed is None else int(seed),
+        "task_id": episode.task_id,
+        "level": episode.level,
+        "phrasing_id": episode.phrasing_id,
+        "source": episode.source,
+        "seed": episode.seed,
         "length": length,
-        "return": float(np.sum(episode["rewards"], dtype=np.float64)),
+        "return": float(np.sum(episode.rewards, dtype=np.float64)),
     }
 
 
-def _read_cache(stem: Path, dataset_id: str, card: dict[str, Any]) -> Transitions | None:
+def _read_cache(stem: Path, dataset_id: str, card: Card) -> Transitions | None:
     """The cached arrays, or None; ``card`` is the current one (its metadata may have changed)."""
     npz, meta = _file(stem, ".npz"), _file(stem, ".json")
     if not (npz.exists() and meta.exists()):
@@ -239,12 +222,12 @@ def _write_cache(stem: Path, transitions: Transitions) -> None:
     stem.parent.mkdir(parents=True, exist_ok=True)
     episodes = transitions.episodes.astype(object).where(transitions.episodes.notna(), None)
     strings = {"dataset_id": transitions.dataset_id, "instructions": transitions.instructions,
-               "card": transitions.card, "episodes": episodes.to_dict(orient="records")}
+               "card": transitions.card.to_json(), "episodes": episodes.to_dict(orient="records")}
     tmp = f".tmp-{os.getpid()}"
     with open(_file(stem, ".npz" + tmp), "wb") as f:
         np.savez(f, **{name: getattr(transitions, name) for name in _ARRAYS})
     with open(_file(stem, ".json" + tmp), "w") as f:
-        json.dump(strings, f, default=_plain)
+        json.dump(strings, f, default=plain_value)
     for suffix in (".npz", ".json"):
         os.replace(_file(stem, suffix + tmp), _file(stem, suffix))
 

@@ -9,16 +9,18 @@ Per step ``t`` in ``0..T`` (index 0 is the reset state):
   (s_{t-1}, a_{t-1}); 0 at t = 0, inf when either state is not finite.
 - ``transition_ok[t]``: ``transition_error[t] <= domain.transition_tolerance``.
 - ``sim_state[t]`` (only when the episode carries ``sim_states``): the full simulator state
-  the transition t -> t+1 is re-simulated from (exactly); without it a domain with
-  ``sim_state_dim > 0`` re-simulates from a state rebuilt from s_t (approximately).
+  the transition t -> t+1 is re-simulated from (exactly); without it the simulator is put in
+  s_t alone (``Simulator.set_state``: exact where s_t is the whole state, else rebuilt).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..core.domain import Domain, Simulator
+from ..core.domain import Domain
 from ..core.episode import Episode
+from ..core.simulator import Simulator
+from ..core.task import Task
 
 INFO_KEYS = ("success", "legal", "illegal_mask", "transition_error", "transition_ok")
 OPTIONAL_INFO_KEYS = ("sim_state",)  # written when present
@@ -30,19 +32,17 @@ def illegal_masks(domain: Domain, states: np.ndarray) -> np.ndarray:
     return (flags.astype(np.int64) << np.arange(flags.shape[1])).sum(axis=1).astype(np.int32)
 
 
-def resimulate(domain: Domain, sim: Simulator, states: np.ndarray, actions: np.ndarray,
-               task=None, sim_states: np.ndarray | None = None) -> np.ndarray:
-    """(T,) transition errors: each stored (s_t, a_t) stepped in the simulator, against s_{t+1}.
-
-    ``task`` and ``sim_states`` ((T+1, F)) are needed only by domains with ``sim_state_dim``.
-    """
+def resimulate(domain: Domain, sim: Simulator, task: Task, states: np.ndarray, actions: np.ndarray,
+               sim_states: np.ndarray | None = None) -> np.ndarray:
+    """(T,) transition errors: each stored (s_t, a_t) stepped in the simulator, against s_{t+1};
+    from the stored full simulator states ``sim_states`` ((T+1, F)) where given."""
     errors = np.full(len(actions), np.inf)
     finite = np.isfinite(states).all(axis=1)
     predicted = np.array(states[1:], dtype=np.float32)
     for t, action in enumerate(actions):
         if finite[t] and finite[t + 1]:
             full = None if sim_states is None else sim_states[t]
-            predicted[t] = domain.resimulate_step(sim, task, states[t], action, full)
+            predicted[t] = sim.resimulate(task, states[t], action, full)
     checked = finite[:-1] & finite[1:]
     errors[checked] = domain.transition_distance(predicted[checked], states[1:][checked])
     return errors
@@ -55,7 +55,7 @@ def annotate(domain: Domain, episode: Episode, sim: Simulator) -> Episode:
     masks = illegal_masks(domain, states)
     with np.errstate(all="ignore"):
         success = task.success(states[:-1], actions, states[1:])
-    errors = np.concatenate([[0.0], resimulate(domain, sim, states, actions, task, episode.sim_states)])
+    errors = np.concatenate([[0.0], resimulate(domain, sim, task, states, actions, episode.sim_states)])
     episode.infos = {
         "success": np.concatenate([[False], np.asarray(success, bool)]),
         "legal": masks == 0,

@@ -42,15 +42,12 @@ def episode_row(domain: Domain, metadata: dict[str, Any], rewards: np.ndarray,
 
 def quality_frame(dataset_id: str) -> pd.DataFrame:
     """One row per episode of a stored dataset (see ``episode_row`` for the columns)."""
-    from ..datasets.store import open_dataset, plain_value
+    from ..datasets.read import open_dataset, stored_episodes
     from ..domains import get_domain
 
     dataset, card = open_dataset(dataset_id)
-    domain = get_domain(card["domain"])
-    rows = []
-    metadatas = dataset.storage.get_episode_metadata(dataset.episode_indices)
-    for episode, metadata in zip(dataset.iterate_episodes(), metadatas):
-        options = {key: plain_value(value) for key, value in metadata["options"].items()}
-        row = episode_row(domain, options, episode.rewards, episode.infos)
-        rows.append({"episode_id": int(episode.id), "seed": int(metadata.get("seed", -1)), **row})
-    return pd.DataFrame(rows)
+    domain = get_domain(card.domain)
+    episodes = stored_episodes(dataset, domain)
+    return pd.DataFrame([{"episode_id": int(index), "seed": episode.seed,
+                          **episode_row(domain, episode.metadata, episode.rewards, episode.infos)}
+                         for index, episode in zip(dataset.episode_indices, episodes)])

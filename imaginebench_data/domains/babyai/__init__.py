@@ -5,15 +5,15 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from ...core.domain import Domain
+from ...core.domain import Domain, OriginalLayout
 from . import checks
 from .expert import BabyAIExpert
 from .sim import ACTION_NAMES, N_ACTIONS, STATE_DIM, BabyAISimulator
-from .tasks import HORIZON, SHAPING, STAGE_PENALTY, start_options, tasks
+from .tasks import HORIZON, SHAPING, STAGE_PENALTY, tasks
 
 DOMAIN = Domain(
     name="babyai",
-    env_id="imaginebench/BabyAI-v0",
+    env_id="imaginebench/BabyAI-v0",  # kwargs level, task
     state_space=gym.spaces.Box(-np.inf, np.inf, (STATE_DIM,), np.float32),
     action_space=gym.spaces.Discrete(N_ACTIONS),
     tasks=tasks,
@@ -23,7 +23,7 @@ DOMAIN = Domain(
     illegal=checks.illegal,
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
-    start_options=lambda task: start_options(task.goal),  # pinned colour, locked door, start area
+    original=OriginalLayout(prefix="babyai", state_dim=STATE_DIM),
     decode_state=lambda prev, states: np.rint(states),  # regressed cells, colours, flags: grid integers
     notes={
         "state": "17 numbers, cells as (row, col) on a 15-column x 8-row minigrid grid: ball colour, "

@@ -32,10 +32,15 @@ transitions can be re-simulated; it is deterministic.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from minigrid.core.constants import COLOR_TO_IDX, IDX_TO_COLOR, OBJECT_TO_IDX
 from minigrid.core.grid import Grid
 from minigrid.core.world_object import Ball, Box, Door, Key, WorldObj
+
+from ...core.simulator import WholeStateSimulator
+from ...core.task import Task
 
 STATE_DIM = 17
 N_ACTIONS = 7
@@ -96,8 +101,30 @@ def _index(value: float, count: int) -> int:
     return int(np.clip(np.rint(value), 0, count - 1))
 
 
-class BabyAISimulator:
-    """A minigrid ``Grid`` plus the agent's cell and hands; set any state, step, read it back."""
+# --- start conditions ---------------------------------------------------------------------
+def start_options(goal: dict[str, Any]) -> dict[str, Any]:
+    """Keyword arguments of ``BabyAISimulator.random_state`` for a reset of the task with
+    ``goal``: a pinned colour, a locked door, or the agent's start area."""
+    kind = goal["kind"]
+    if kind in ("goto", "pickup", "open"):
+        return {"colours": {goal["object"]: goal["colour"]}}
+    if kind == "putnext":
+        return {"colours": {goal["object"]: goal["colour"], goal["other"]: goal["other_colour"]}}
+    if kind == "goto-wall":
+        return {"agent_rows": (3, 4), "agent_cols": (3, 4)}
+    if kind == "goto-centre":
+        return {"agent_rows": (1, 2, 5, 6), "agent_cols": (1, 2, 5, 6)}
+    if kind == "key-then-open":
+        return {"door_state": LOCKED}
+    return {"door_state": CLOSED}
+
+
+
+class BabyAISimulator(WholeStateSimulator):
+    """A minigrid ``Grid`` plus the agent's cell and hands; place any state, step, read it back.
+
+    The 17 numbers are the whole state, so ``set_state`` is exact and no further state is stored.
+    """
 
     def __init__(self) -> None:
         self.grid = Grid(WIDTH, HEIGHT)
@@ -106,9 +133,13 @@ class BabyAISimulator:
         self.door_cell = (1, DOOR_COL)
         self.agent = (1, 1)
         self.carrying: WorldObj | None = None  # read by minigrid's Door.toggle
+        super().__init__(STATE_DIM)
+
+    def start_options(self, task: Task) -> dict[str, Any]:
+        return start_options(task.goal)
 
     # --- state <-> grid -------------------------------------------------------------------
-    def set_state(self, state: np.ndarray) -> None:
+    def place(self, state: np.ndarray) -> None:
         state = np.nan_to_num(np.asarray(state, dtype=np.float64), nan=0.0, posinf=1e6, neginf=-1e6)
         if state.shape != (STATE_DIM,):
             raise ValueError(f"BabyAI state must have shape ({STATE_DIM},), got {state.shape}")
@@ -189,7 +220,7 @@ class BabyAISimulator:
 
     def step_from(self, state: np.ndarray, action: int) -> np.ndarray:
         """Put the simulator in ``state``, apply ``action``, return the next state."""
-        self.set_state(state)
+        self.place(state)
         return self.apply(action)
 
     # --- resets ---------------------------------------------------------------------------

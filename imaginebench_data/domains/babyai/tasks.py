@@ -39,7 +39,7 @@ import numpy as np
 from ...core.task import Task
 from . import phrasings as ph
 from . import predicates as p
-from .sim import CLOSED, COLOURS, LOCKED, N_COLOURS, OBJECTS
+from .sim import COLOURS, N_COLOURS, OBJECTS
 
 HORIZON = 128
 SHAPING = 0.1
@@ -133,23 +133,6 @@ def _reward(prev, actions, states, kind, **goal):
     success = _success(prev, actions, states, kind, **goal)
     shaped = SHAPING * (_distance(prev, kind, **goal) - _distance(states, kind, **goal))
     return np.where(success, 1.0, shaped)
-
-
-# --- start conditions ---------------------------------------------------------------------
-def start_options(goal: dict[str, Any]) -> dict[str, Any]:
-    """Keyword arguments of ``BabyAISimulator.random_state`` for a task's reset."""
-    kind = goal["kind"]
-    if kind in ("goto", "pickup", "open"):
-        return {"colours": {goal["object"]: goal["colour"]}}
-    if kind == "putnext":
-        return {"colours": {goal["object"]: goal["colour"], goal["other"]: goal["other_colour"]}}
-    if kind == "goto-wall":
-        return {"agent_rows": (3, 4), "agent_cols": (3, 4)}
-    if kind == "goto-centre":
-        return {"agent_rows": (1, 2, 5, 6), "agent_cols": (1, 2, 5, 6)}
-    if kind == "key-then-open":
-        return {"door_state": LOCKED}
-    return {"door_state": CLOSED}
 
 
 # --- task lists ---------------------------------------------------------------------------

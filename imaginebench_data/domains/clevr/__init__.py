@@ -5,15 +5,15 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from ...core.domain import Domain
-from . import checks
+from ...core.domain import Domain, OriginalLayout
+from . import checks, original
 from .expert import ClevrExpert
 from .sim import N_ACTIONS, STATE_DIM, TABLE_HALF, ClevrSimulator
 from .tasks import tasks
 
 DOMAIN = Domain(
     name="clevr",
-    env_id="imaginebench/Clevr-v0",
+    env_id="imaginebench/Clevr-v0",  # kwargs level, task
     state_space=gym.spaces.Box(-np.inf, np.inf, (STATE_DIM,), np.float32),
     action_space=gym.spaces.Discrete(N_ACTIONS),
     tasks=tasks,
@@ -23,6 +23,8 @@ DOMAIN = Domain(
     illegal=checks.illegal,
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
+    original=OriginalLayout(prefix="ball", state_dim=STATE_DIM, goal_key=original.goal_key,
+                            task_key=original.task_key),
     notes={
         "state": "10 numbers: (x, y) in metres of the red, blue, green, purple, cyan balls.",
         "action": "Discrete(40): ball = a // 8, direction = a % 8 of "

@@ -17,6 +17,8 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
+from ...core.simulator import WholeStateSimulator
+
 BALL_RADIUS = 0.13
 N_BALLS = 5
 COLOURS = ("red", "blue", "green", "purple", "cyan")
@@ -82,19 +84,22 @@ def _model_xml() -> str:
 </mujoco>"""
 
 
-class ClevrSimulator:
-    """One MuJoCo model and data; set any 10-number state, apply pushes, read the state.
+class ClevrSimulator(WholeStateSimulator):
+    """One MuJoCo model and data; place any 10-number state, apply pushes, read the state.
 
-    ``state`` arrays have shape ``(10,)`` = ``[x_red, y_red, x_blue, y_blue, ...]``.
-    States are kept in float32 precision: ``set_state`` rounds to float32 so that a stored
-    (float32) state re-simulates to the same result as the live run.
+    ``state`` arrays have shape ``(10,)`` = ``[x_red, y_red, x_blue, y_blue, ...]``: the whole
+    simulator state (velocities are zero between pushes), so ``set_state`` is exact and no
+    further state is stored. States are kept in float32 precision: ``place`` rounds to float32
+    so that a stored (float32) state re-simulates to the same result as the live run.
     """
 
     def __init__(self) -> None:
         self.model = mujoco.MjModel.from_xml_string(_model_xml())
         self.data = mujoco.MjData(self.model)
+        super().__init__(STATE_DIM)
 
-    def set_state(self, state: np.ndarray) -> None:
+    # --- pushes from any state (the expert plans with these) --------------------------------
+    def place(self, state: np.ndarray) -> None:
         state = np.asarray(state, dtype=np.float32).astype(np.float64)
         if state.shape != (STATE_DIM,):
             raise ValueError(f"CLEVR state must have shape ({STATE_DIM},), got {state.shape}")
@@ -124,12 +129,12 @@ class ClevrSimulator:
         self.data.qvel[STATE_DIM:] = 0.0
         mujoco.mj_step(self.model, self.data, nstep=SETTLE_SUBSTEPS)
         # Rest between actions: the next push starts from the 10 numbers alone.
-        self.set_state(self.get_state())
+        self.place(self.get_state())
         return self.get_state()
 
     def step_from(self, state: np.ndarray, action: int) -> np.ndarray:
         """Put the simulator in ``state``, apply ``action``, return the next state."""
-        self.set_state(state)
+        self.place(state)
         return self.push(action)
 
     def random_state(self, rng: np.random.Generator) -> np.ndarray:

@@ -5,16 +5,16 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from ...core.domain import Domain
+from ...core.domain import Domain, OriginalLayout
 from . import checks
 from .expert import HalfCheetahExpert
-from .layout import STATE_DIM, decode
+from .layout import ORIGINAL_DIM, STATE_DIM, decode, from_original
 from .sim import SIM_STATE_DIM, HalfCheetahSimulator
 from .tasks import HORIZON, tasks
 
 DOMAIN = Domain(
     name="halfcheetah",
-    env_id="imaginebench/HalfCheetah-v0",
+    env_id="imaginebench/HalfCheetah-v0",  # kwargs level, task
     state_space=gym.spaces.Box(-np.inf, np.inf, (STATE_DIM,), np.float32),
     action_space=gym.spaces.Box(-1.0, 1.0, (6,), np.float32),
     tasks=tasks,
@@ -24,7 +24,7 @@ DOMAIN = Domain(
     illegal=checks.illegal,
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
-    sim_state_dim=SIM_STATE_DIM,
+    original=OriginalLayout(prefix="mujoco", state_dim=ORIGINAL_DIM, to_states=from_original),
     decode_state=decode,  # a generator's counters: moved on by its dx, never regressed
     notes={
         "state": "22 numbers: 0 dx, the root's x displacement in the last step (m; 0 in a reset "

@@ -13,7 +13,7 @@ The full simulator state (``get_sim_state``, ``SIM_STATE_DIM`` float64)::
 Restoring it and applying an action reproduces a live step exactly (MuJoCo's solver warm
 start is not stored: without it one step differs by about 1e-13). A 22-number state holds
 everything that moves the cheetah but its absolute x, which the dynamics ignore, so
-``step_from_observation`` rebuilds qpos with x = the displacement since the reset and is
+``set_state`` without a stored ``sim_state`` rebuilds qpos with x = the displacement since the reset and is
 exact up to the float32 rounding of the stored numbers.
 """
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
+from ...core.simulator import Simulator
 from ...core.task import Task
 from .layout import DT, QPOS, QVEL, STATE_DIM, TIME, X, compose
 
@@ -29,7 +30,7 @@ SIM_STATE_DIM = 22
 NQ = NV = 9
 
 
-class HalfCheetahSimulator:
+class HalfCheetahSimulator(Simulator):
     """A live HalfCheetah-v5 scene; see the module docstring. States are ``(22,)`` float32."""
 
     def __init__(self) -> None:
@@ -50,7 +51,7 @@ class HalfCheetahSimulator:
                        np.array([time]), np.array([peak]), np.array([trough]))[0]
 
     # --- scenes -----------------------------------------------------------------------------
-    def reset_scene(self, task: Task, rng: np.random.Generator) -> np.ndarray:
+    def reset(self, task: Task, rng: np.random.Generator) -> np.ndarray:
         """A gymnasium reset seeded from ``rng``; no task holds in a reset state (every task
         needs steps or distance), which is checked."""
         self.env.reset(seed=int(rng.integers(2**31 - 1)))
@@ -61,11 +62,6 @@ class HalfCheetahSimulator:
         if task.success(state[None], noop, state[None])[0]:
             raise RuntimeError(f"task {task.id} holds in a reset state: its predicate is wrong")
         return state
-
-    def random_state(self, rng: np.random.Generator) -> np.ndarray:
-        from .tasks import tasks
-
-        return self.reset_scene(tasks("train")[0], rng)
 
     # --- stepping ---------------------------------------------------------------------------
     def step(self, action) -> np.ndarray:
@@ -96,18 +92,12 @@ class HalfCheetahSimulator:
         self.steps = int(np.rint(self.counters[1] / DT))
         self.dx = 0.0
 
-    def step_from_sim_state(self, task: Task, sim_state: np.ndarray, action) -> np.ndarray:
-        """Exact re-simulation of a stored real step."""
-        self.set_sim_state(sim_state)
-        return self.step(action)
-
-    def step_from_observation(self, task: Task, state: np.ndarray, action) -> np.ndarray:
-        """Re-simulation from a 22-number state (x since the reset stands in for absolute x)."""
-        self.set_sim_state(observation_sim_state(state))
-        return self.step(action)
-
-    def step_from(self, state: np.ndarray, action) -> np.ndarray:
-        return self.step_from_observation(None, state, action)
+    def set_state(self, task: Task | None, state: np.ndarray,
+                  sim_state: np.ndarray | None = None) -> np.ndarray:
+        """Exact from a stored ``sim_state``; else from the 22 numbers, with x since the reset
+        standing in for absolute x (exact up to float32 rounding)."""
+        self.set_sim_state(observation_sim_state(state) if sim_state is None else sim_state)
+        return self.state()
 
 
 def observation_sim_state(state: np.ndarray) -> np.ndarray:

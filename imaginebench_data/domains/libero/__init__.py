@@ -6,7 +6,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from ...core.domain import Domain
+from ...core.domain import Domain, OriginalLayout
 from . import checks
 from .expert import LiberoExpert
 from .layout import STATE_DIM
@@ -15,7 +15,7 @@ from .tasks import HORIZON, tasks
 
 DOMAIN = Domain(
     name="libero",
-    env_id="imaginebench/Libero-v0",
+    env_id="imaginebench/Libero-v0",  # kwargs level, task
     state_space=gym.spaces.Box(-np.inf, np.inf, (STATE_DIM,), np.float32),
     action_space=gym.spaces.Box(-1.0, 1.0, (7,), np.float32),
     tasks=tasks,
@@ -25,7 +25,7 @@ DOMAIN = Domain(
     illegal=checks.illegal,
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
-    sim_state_dim=SIM_STATE_DIM,
+    original=OriginalLayout(prefix="libero", state_dim=STATE_DIM),
     notes={
         "state": "44 numbers: 0-6 Panda joint angles (rad), 7-9 grip site xyz, 10-13 hand quaternion "
         "(xyzw), 14-15 finger positions (m, +-0.04 = open), then xyz + xyzw quaternion of the "

@@ -14,9 +14,9 @@ The dataset state is an observation. The full simulator state (``get_sim_state``
 The last two are controller memory outside MuJoCo: the Panda gripper ramps its command by
 0.01 per substep, and OSC keeps its previous goal orientation when an action's rotation is
 exactly zero. Restoring all three and applying the same action reproduces a live step
-bit for bit (``step_from_sim_state``).
+bit for bit (``set_state`` with a stored ``sim_state``).
 
-From a 44-number state alone (``step_from_observation``, imaginary data) the scene is
+From a 44-number state alone (``set_state`` without ``sim_state``, imaginary data) the scene is
 rebuilt approximately: joint angles, fingers and item poses are written into the model,
 velocities are zero, the OSC goal orientation is the current hand orientation and the
 gripper ramp is saturated towards the stored finger opening; one step is simulated and the
@@ -32,6 +32,7 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
+from ...core.simulator import RebuiltSceneSimulator
 from ...core.task import Task
 from .expert import prepare_start
 from .layout import (
@@ -86,7 +87,7 @@ def make_control_env():
     return env
 
 
-class LiberoSimulator:
+class LiberoSimulator(RebuiltSceneSimulator):
     """The live floor scene; see the module docstring. States are ``(44,)`` float32."""
 
     def __init__(self) -> None:
@@ -158,7 +159,7 @@ class LiberoSimulator:
         self.data.qvel[dof:dof + 6] = 0.0
         mujoco.mj_forward(self.model, self.data)
 
-    def reset_scene(self, task: Task, rng: np.random.Generator) -> np.ndarray:
+    def reset(self, task: Task, rng: np.random.Generator) -> np.ndarray:
         """A fresh scene for ``task``: the arm at its home pose, every item (and the basket)
         uniformly in its start region, then the task's preparation (``task.goal["start"]``:
         "home", "held" = the item already grasped and lifted by the expert's own pick, or
@@ -177,15 +178,13 @@ class LiberoSimulator:
             if not task.success(state[None], noop, state[None])[0]:
                 return state
 
-    def random_state(self, rng: np.random.Generator) -> np.ndarray:
-        if self.task is None:
-            raise RuntimeError("LIBERO random_state needs a task: call reset_scene(task, rng) first")
-        return self.reset_scene(self.task, rng)
-
-    def step_from_sim_state(self, task: Task, sim_state: np.ndarray, action) -> np.ndarray:
-        """Exact re-simulation of a stored real step."""
+    def set_state(self, task: Task | None, state: np.ndarray,
+                  sim_state: np.ndarray | None = None) -> np.ndarray:
+        """Exact from a stored ``sim_state``; else rebuilt from the 44 numbers (``rebuild``)."""
+        if sim_state is None:
+            return self.rebuild(state)
         self.set_sim_state(sim_state)
-        return self.step(action)
+        return self.state()
 
     def rebuild(self, state: np.ndarray) -> np.ndarray:
         """Write a 44-number state into the scene (see the module docstring); returns the
@@ -207,12 +206,3 @@ class LiberoSimulator:
         self.robot.controller.goal_ori = d.site_xmat[self._eef_site].reshape(3, 3).copy()
         self.robot.controller.new_update = True
         return self.state()
-
-    def step_from_observation(self, task: Task, state: np.ndarray, action) -> np.ndarray:
-        """Approximate re-simulation from a 44-number state (see the module docstring)."""
-        rebuilt = self.rebuild(state).astype(np.float64)
-        predicted = self.step(action).astype(np.float64)
-        return (np.asarray(state, np.float64) + (predicted - rebuilt)).astype(np.float32)
-
-    def step_from(self, state: np.ndarray, action) -> np.ndarray:
-        return self.step_from_observation(self.task, state, action)

@@ -58,7 +58,7 @@ def _reward(prev, actions, states, conditions):
 def _task(task_id: str, level: str, kind: str, conditions: list[dict], moves: list[list[str]],
           start: str = "home", items: tuple[str, ...] = ()) -> Task:
     """``moves``: the expert's plan, [item, destination] pairs in order ("basket", "next_to:<other>",
-    "aside", "out", "reach", "lift"); ``start``: how reset prepares the scene (sim.reset_scene)."""
+    "aside", "out", "reach", "lift"); ``start``: how reset prepares the scene (sim.reset)."""
     labels = [LABEL[i] for i in items] + ["", ""]
     return Task(
         id=task_id,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from ...core.domain import Domain
+from ...core.domain import Domain, OriginalLayout
 from . import checks
 from .expert import MetaWorldExpert
 from .layout import STATE_DIM, decode
@@ -14,7 +14,7 @@ from .tasks import HORIZON, LONG_HORIZON, LONG_TASKS, STAGED_HORIZON, tasks
 
 DOMAIN = Domain(
     name="metaworld",
-    env_id="imaginebench/MetaWorld-v0",
+    env_id="imaginebench/MetaWorld-v0",  # kwargs level, task
     state_space=gym.spaces.Box(-np.inf, np.inf, (STATE_DIM,), np.float32),
     action_space=gym.spaces.Box(-1.0, 1.0, (4,), np.float32),
     tasks=tasks,
@@ -24,7 +24,7 @@ DOMAIN = Domain(
     illegal=checks.illegal,
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
-    sim_state_dim=SIM_STATE_DIM,
+    original=OriginalLayout(prefix="metaworld", state_dim=STATE_DIM),
     decode_state=decode,  # slots empty at the start stay empty: a scene's entities are its task's
     notes={
         "state": "91 numbers in fixed entity slots, the same for every task: 0-2 gripper tool "

@@ -2,7 +2,7 @@
 
 One metaworld env per scene, built on first use (0.1-0.2 s each) and reused; the
 locked-door scene is this package's (locked_door.py), the others are metaworld's. Resets are
-seeded: ``reset_scene(task, rng)`` draws a seed from ``rng`` and resets the scene with a
+seeded: ``reset(task, rng)`` draws a seed from ``rng`` and resets the scene with a
 fresh random goal and object placement from it (``seeded_rand_vec``), so a recipe seed fixes
 every episode.
 
@@ -13,7 +13,7 @@ warm start or the randomised placement of fixed bodies. The full simulator state
     [goal xyz (3) | model.body_pos (3 * nbody) | mujoco integration state | zero padding]
 
 Restoring it and applying the same action reproduces a live step exactly
-(``step_from_sim_state``). From a 91-number state alone (``step_from_observation``) the hand
+(``set_state`` with a stored ``sim_state``). From a 91-number state alone (``set_state`` without it) the hand
 is driven to the stored gripper position and opening in the task's scene (objects stay where
 the scene's last reset put them), one step is simulated, and the predicted next state is the
 stored state plus the simulated change: an approximation that is fair to the hand's motion
@@ -27,6 +27,7 @@ import warnings
 import mujoco
 import numpy as np
 
+from ...core.simulator import RebuiltSceneSimulator
 from ...core.task import Task
 from .layout import OPENING, SLOT_START, STATE_DIM, TARGET, pose_slot
 from .predicates import stage
@@ -61,7 +62,7 @@ def _has(accessor, name: str) -> bool:
     return True
 
 
-class MetaWorldSimulator:
+class MetaWorldSimulator(RebuiltSceneSimulator):
     """Live metaworld scenes; see the module docstring. States are ``(91,)`` float32."""
 
     def __init__(self) -> None:
@@ -78,7 +79,7 @@ class MetaWorldSimulator:
             self._envs[scene.env] = _make_env(scene.env)
         self.task, self.scene, self.env = task, scene, self._envs[scene.env]
 
-    def reset_scene(self, task: Task, rng: np.random.Generator) -> np.ndarray:
+    def reset(self, task: Task, rng: np.random.Generator) -> np.ndarray:
         """A fresh seeded scene for ``task`` in which it is not already solved."""
         self._use(task)
         noop = np.zeros((1, 4), np.float32)
@@ -92,11 +93,6 @@ class MetaWorldSimulator:
             state = self.step(np.zeros(4))
             if not task.success(state[None], noop, state[None])[0]:
                 return state
-
-    def random_state(self, rng: np.random.Generator) -> np.ndarray:
-        if self.task is None:
-            raise RuntimeError("Meta-World random_state needs a task: call reset_scene(task, rng) first")
-        return self.reset_scene(self.task, rng)
 
     # --- the 91 numbers ---------------------------------------------------------------------
     def state(self) -> np.ndarray:
@@ -156,15 +152,15 @@ class MetaWorldSimulator:
         mujoco.mj_forward(model, data)
         self.raw_obs = self.env._get_obs()
 
-    def step_from_sim_state(self, task: Task, sim_state: np.ndarray, action) -> np.ndarray:
-        """Exact re-simulation of a stored real step."""
-        self.set_sim_state(task, sim_state)
-        return self.step(action)
-
-    def step_from_observation(self, task: Task, state: np.ndarray, action) -> np.ndarray:
-        """Approximate re-simulation from a 91-number state (see the module docstring)."""
+    def set_state(self, task: Task, state: np.ndarray,
+                  sim_state: np.ndarray | None = None) -> np.ndarray:
+        """Exact from a stored ``sim_state``; else rebuilt from the 91 numbers (see the module
+        docstring)."""
+        if sim_state is not None:
+            self.set_sim_state(task, sim_state)
+            return self.state()
         if self.task is None or self.task.goal["scene"] != task.goal["scene"] or self.raw_obs is None:
-            self.reset_scene(task, np.random.default_rng(0))
+            self.reset(task, np.random.default_rng(0))
         self._use(task)
         env = self.env
         state = np.asarray(state, np.float64)
@@ -178,15 +174,7 @@ class MetaWorldSimulator:
         env.data.qvel[:] = 0.0
         mujoco.mj_forward(env.model, env.data)
         self.raw_obs = env._get_obs()
-        rebuilt = self.state().astype(np.float64)
-        predicted = self.step(action).astype(np.float64)
-        return (state + (predicted - rebuilt)).astype(np.float32)
-
-    def step_from(self, state: np.ndarray, action) -> np.ndarray:
-        """``step_from_observation`` in the scene of the task of the last reset."""
-        if self.task is None:
-            raise RuntimeError("Meta-World step_from needs a task: call reset_scene(task, rng) first")
-        return self.step_from_observation(self.task, state, action)
+        return self.state()
 
 
 def scene_conditions(task: Task) -> list[dict]:

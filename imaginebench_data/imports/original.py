@@ -1,8 +1,9 @@
 """One original file once read, in one shape whatever its storage, and the checks all share.
 
-Arrays of a ``SourceFile`` (N trajectories padded to T steps; encodings already stripped)::
+Arrays of an ``OriginalFile`` (N trajectories padded to T steps; encodings already stripped)::
 
-    observations       (N, T, D)          o_t, the state before action t (D = the domain's state size)
+    observations       (N, T, D)          o_t, the state before action t (D = the domain's
+                                          ``original.state_dim``: the original's state layout)
     actions            (N, T) or (N, T, A)
     rewards            (N, T)             stored as (N, T, 1) or (N, T)
     masks              (N, T)             1 on the first L_i steps, 0 after (a prefix of ones)
@@ -29,12 +30,12 @@ STATE_KEYS = ("observations", "next_observations")
 NUMERIC_KINDS = "biuf"  # bool, signed, unsigned, float: the only dtypes an array key may have
 
 
-class SourceFileError(ValueError):
+class OriginalFileError(ValueError):
     """An original file is unreadable or inconsistent; the message names the file and the key."""
 
 
 @dataclass
-class SourceFile:
+class OriginalFile:
     """One original file: where it came from, its target dataset and its arrays (see module doc)."""
 
     name: str
@@ -54,11 +55,12 @@ class SourceFile:
 
 
 def state_columns(file_name: str, key: str, width: int, state_dim: int) -> int:
-    """How many leading columns of a stored observation are state: ``state_dim`` (encoding stripped)."""
+    """How many leading columns of a stored observation are state: ``state_dim`` (the original's
+    state size; the encoding is stripped)."""
     if width not in (state_dim, state_dim + ENCODING_DIM):
-        raise SourceFileError(
-            f"{file_name}: key {key!r} has observation width {width}; expected {state_dim} (state) or "
-            f"{state_dim + ENCODING_DIM} (state + {ENCODING_DIM}-d instruction encoding)")
+        raise OriginalFileError(
+            f"{file_name}: key {key!r} has observation width {width}; expected {state_dim} (the original's "
+            f"state) or {state_dim + ENCODING_DIM} (state + {ENCODING_DIM}-d instruction encoding)")
     return state_dim
 
 
@@ -67,10 +69,10 @@ def numeric(file_name: str, key: str, value: object) -> np.ndarray:
     try:
         array = np.asarray(value)
     except ValueError as error:  # ragged nested lists
-        raise SourceFileError(f"{file_name}: key {key!r} is not a rectangular array ({error})") from error
+        raise OriginalFileError(f"{file_name}: key {key!r} is not a rectangular array ({error})") from error
     if array.dtype.kind not in NUMERIC_KINDS:
-        raise SourceFileError(f"{file_name}: key {key!r} has dtype {array.dtype}; expected a numeric array "
-                              f"(bool, int or float) of shape (N, T, ...)")
+        raise OriginalFileError(f"{file_name}: key {key!r} has dtype {array.dtype}; expected a numeric array "
+                                f"(bool, int or float) of shape (N, T, ...)")
     return array
 
 
@@ -80,8 +82,8 @@ def instruction_lists(file_name: str, value: object) -> list[list[str]]:
     for row, entry in enumerate(value):
         texts = [entry] if isinstance(entry, str) else list(np.asarray(entry, dtype=object).ravel())
         if not texts or not all(isinstance(t, str) for t in texts):
-            raise SourceFileError(f"{file_name}: key 'instructions' trajectory {row}: expected a string or a "
-                                  f"non-empty list of strings, found {entry!r:.80}")
+            raise OriginalFileError(f"{file_name}: key 'instructions' trajectory {row}: expected a string "
+                                    f"or a non-empty list of strings, found {entry!r:.80}")
         lists.append([str(t) for t in texts])
     return lists
 
@@ -94,8 +96,8 @@ def goal_vectors(file_name: str, value: object) -> list[np.ndarray]:
         if goal.ndim == 2 and len(goal):
             goal = goal[0]
         if goal.ndim != 1 or goal.dtype.kind not in NUMERIC_KINDS:
-            raise SourceFileError(f"{file_name}: key 'goals' trajectory {row}: expected a numeric vector, "
-                                  f"found shape {goal.shape} dtype {goal.dtype}")
+            raise OriginalFileError(f"{file_name}: key 'goals' trajectory {row}: expected a numeric vector, "
+                                    f"found shape {goal.shape} dtype {goal.dtype}")
         goals.append(goal.astype(np.float64))
     return goals
 
@@ -106,30 +108,31 @@ def task_strings(file_name: str, value: object) -> list[str]:
     for row, entry in enumerate(value):
         texts = np.asarray(entry, dtype=object).ravel()
         if len(texts) != 1 or not isinstance(texts[0], str):
-            raise SourceFileError(f"{file_name}: key 'task_str' trajectory {row}: expected one string, "
-                                  f"found {entry!r:.80}")
+            raise OriginalFileError(f"{file_name}: key 'task_str' trajectory {row}: expected one string, "
+                                    f"found {entry!r:.80}")
         strings.append(str(texts[0]))
     return strings
 
 
-def take_annotations(source: SourceFile, file_name: str, mapping: object) -> None:
-    """Set the source's instructions, goals and task strings from the dict ``mapping``, where present."""
+def take_annotations(original: OriginalFile, file_name: str, mapping: object) -> None:
+    """Set the original's instructions, goals and task strings from the dict ``mapping``, where present."""
     if not isinstance(mapping, dict):
-        raise SourceFileError(f"{file_name}: expected a pickled dict, found {type(mapping).__name__}")
+        raise OriginalFileError(f"{file_name}: expected a pickled dict, found {type(mapping).__name__}")
     if "instructions" in mapping:
-        source.instructions = instruction_lists(file_name, mapping["instructions"])
+        original.instructions = instruction_lists(file_name, mapping["instructions"])
     if "goals" in mapping:
-        source.goals = goal_vectors(file_name, mapping["goals"])
+        original.goals = goal_vectors(file_name, mapping["goals"])
     if "task_str" in mapping:
-        source.task_str = task_strings(file_name, mapping["task_str"])
+        original.task_str = task_strings(file_name, mapping["task_str"])
 
 
 def _squeeze_last(file_name: str, key: str, array: np.ndarray, rows: int, steps: int) -> np.ndarray:
     if array.ndim == 3 and array.shape[2] == 1:
         array = array[:, :, 0]
     if array.shape != (rows, steps):
-        raise SourceFileError(f"{file_name}: key {key!r} has shape {array.shape}; expected ({rows}, {steps}) "
-                              f"or ({rows}, {steps}, 1) to match observations {(rows, steps)}")
+        raise OriginalFileError(f"{file_name}: key {key!r} has shape {array.shape}; expected "
+                                f"({rows}, {steps}) or ({rows}, {steps}, 1) to match observations "
+                                f"{(rows, steps)}")
     return array
 
 
@@ -137,64 +140,66 @@ def _mask_lengths(name: str, masks: np.ndarray) -> np.ndarray:
     """(N,) valid lengths; every row must be ones then zeros."""
     if not np.isin(masks, (0, 1)).all():
         values = np.unique(masks[~np.isin(masks, (0, 1))])[:5]
-        raise SourceFileError(f"{name}: key 'masks' holds values {values.tolist()}; expected only 0 and 1")
+        raise OriginalFileError(f"{name}: key 'masks' holds values {values.tolist()}; expected only 0 and 1")
     lengths = masks.sum(axis=1).astype(np.int64)
     prefix = np.arange(masks.shape[1]) < lengths[:, None]
     broken = np.flatnonzero((masks.astype(bool) != prefix).any(axis=1))
     if len(broken):
         row = int(broken[0])
-        raise SourceFileError(
+        raise OriginalFileError(
             f"{name}: key 'masks' trajectory {row} is not a prefix of ones (valid length = masks.sum() "
             f"needs ones then zeros); found {masks[row].astype(int).tolist()} "
             f"({len(broken)} such trajectories)")
     return lengths
 
 
-def _require_finite(source: SourceFile, key: str, values: np.ndarray, valid: np.ndarray, why: str) -> None:
+def _require_finite(original: OriginalFile, key: str, values: np.ndarray, valid: np.ndarray,
+                    why: str) -> None:
     bad = valid & ~np.isfinite(values).reshape(*valid.shape, -1).all(axis=-1)
     if bad.any():
         row, step = (int(i) for i in np.argwhere(bad)[0])
-        raise SourceFileError(f"{source.name}: key {key!r} trajectory {row} step {step} is not finite "
-                              f"({int(bad.sum())} such steps); {why}")
+        raise OriginalFileError(f"{original.name}: key {key!r} trajectory {row} step {step} is not finite "
+                                f"({int(bad.sum())} such steps); {why}")
 
 
-def check_source(source: SourceFile) -> None:
-    """Check keys, shapes, masks and finiteness; set ``source.lengths`` (the masks' sums).
+def check_original(original: OriginalFile) -> None:
+    """Check keys, shapes, masks and finiteness; set ``original.lengths`` (the masks' sums).
 
     Rewards and actions must be finite on valid steps; so must observations of real files
     (imaginary ones may hold non-finite states: the checkers flag them illegal).
     """
-    name, arrays = source.name, source.arrays
+    name, arrays = original.name, original.arrays
     missing = [key for key in REQUIRED_KEYS if key not in arrays]
     if missing:
-        raise SourceFileError(f"{name}: missing key(s) {missing}; expected {list(REQUIRED_KEYS)} "
-                              f"(found {sorted(arrays)})")
+        raise OriginalFileError(f"{name}: missing key(s) {missing}; expected {list(REQUIRED_KEYS)} "
+                                f"(found {sorted(arrays)})")
     observations = arrays["observations"]
     if observations.ndim != 3:
-        raise SourceFileError(f"{name}: key 'observations' has shape {observations.shape}; "
-                              "expected (N, T, D)")
+        raise OriginalFileError(f"{name}: key 'observations' has shape {observations.shape}; "
+                                "expected (N, T, D)")
     rows, steps = observations.shape[:2]
     if "next_observations" in arrays and arrays["next_observations"].shape != observations.shape:
-        raise SourceFileError(f"{name}: key 'next_observations' has shape {arrays['next_observations'].shape}"
-                              f"; expected {observations.shape} like observations")
+        raise OriginalFileError(f"{name}: key 'next_observations' has shape "
+                                f"{arrays['next_observations'].shape}; expected {observations.shape} "
+                                "like observations")
     for key in ("rewards", "masks", "terminals"):
         if key in arrays:
             arrays[key] = _squeeze_last(name, key, arrays[key], rows, steps)
     if arrays["actions"].shape[:2] != (rows, steps) or arrays["actions"].ndim > 3:
-        raise SourceFileError(f"{name}: key 'actions' has shape {arrays['actions'].shape}; expected "
-                              f"({rows}, {steps}) or ({rows}, {steps}, A) to match observations")
-    for key, value in (("instructions", source.instructions), ("goals", source.goals),
-                       ("task_str", source.task_str)):
+        raise OriginalFileError(f"{name}: key 'actions' has shape {arrays['actions'].shape}; expected "
+                                f"({rows}, {steps}) or ({rows}, {steps}, A) to match observations")
+    for key, value in (("instructions", original.instructions), ("goals", original.goals),
+                       ("task_str", original.task_str)):
         if value is not None and len(value) != rows:
-            raise SourceFileError(f"{name}: key {key!r} has {len(value)} entries for {rows} trajectories")
-    source.lengths = _mask_lengths(name, arrays["masks"])
-    valid = np.arange(steps) < source.lengths[:, None]
-    _require_finite(source, "rewards", arrays["rewards"], valid, "rewards must be finite")
-    _require_finite(source, "actions", arrays["actions"], valid, "actions must be finite")
-    if source.target.source == "real":
+            raise OriginalFileError(f"{name}: key {key!r} has {len(value)} entries for {rows} trajectories")
+    original.lengths = _mask_lengths(name, arrays["masks"])
+    valid = np.arange(steps) < original.lengths[:, None]
+    _require_finite(original, "rewards", arrays["rewards"], valid, "rewards must be finite")
+    _require_finite(original, "actions", arrays["actions"], valid, "actions must be finite")
+    if original.target.source == "real":
         for key in STATE_KEYS:
             if key in arrays:
-                _require_finite(source, key, arrays[key], valid, "real data must hold finite states")
+                _require_finite(original, key, arrays[key], valid, "real data must hold finite states")
 
 
 def sha256(path: Path) -> str:

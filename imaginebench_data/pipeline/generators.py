@@ -63,11 +63,11 @@ def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, b
     the model is loaded, meanwhile.
     """
     from ..imagine.checkpoint import load_checkpoint
+    from ..imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
     from ..imagine.generate import Prompt, imagine
-    from ..imagine.store import checkpoint_provenance, ensure_checkpoint
     from ..imagine.train import SentenceTable, TrainSettings, default_device
 
-    path = ensure_checkpoint(recipe.train_from, backbone=backbone, lora=lora,
+    path = ensure_checkpoint(str(recipe.train_from), backbone=backbone, lora=lora,
                              settings=TrainSettings(epochs=recipe.train_epochs), progress=progress)
     provenance = checkpoint_provenance(path)
     provenance["actions_outside_space"] = 0  # counted while the episodes are generated

@@ -2,68 +2,71 @@
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..datasets.ids import NAMESPACE, parse_id
+from ..cards.card import Card
+from ..datasets.ids import NAMESPACE, DatasetId
 from ..domains import get_domain
 from ..imagine.config import SCRATCH
+from .generators import expert_episodes, imagined_episodes
 from .publish import publish
-from .recipe import Recipe, builders_dir, load_recipes
-from .sources import expert_episodes, imagined_episodes
+from .recipe import Recipe, load_recipes
 
 
 @dataclass
 class BuildResult:
-    dataset_id: str
+    dataset_id: DatasetId
     path: Path
-    card: dict[str, Any]
+    card: Card
     seconds: float
     card_files: list[Path]
 
 
-def default_cards_dir(dataset_id: str | None = None) -> Path:
-    """``cards/`` of this checkout; datasets of another namespace than ``imaginebench`` (e.g.
-    imported ones) get ``cards/<namespace>/`` so their cards never overwrite ours."""
-    root = builders_dir().parent / "cards"
-    namespace = parse_id(dataset_id).namespace if dataset_id else NAMESPACE
-    return root if namespace == NAMESPACE else root / namespace
+def default_cards_dir(dataset_id: DatasetId) -> Path:
+    """``$IMAGINEBENCH_CARDS`` or ``cards/`` of the current directory (the checkout's, when
+    run from it); datasets of another namespace than ``imaginebench`` (e.g. imported ones) get
+    ``<cards>/<namespace>/`` so their cards never overwrite ours."""
+    root = Path(os.environ.get("IMAGINEBENCH_CARDS") or "cards")
+    return root if dataset_id.namespace == NAMESPACE else root / dataset_id.namespace
 
 
-def build(dataset_id: str, scale: str = "demo", *, force: bool = False, workers: int = 2,
+def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = False, workers: int = 2,
           episodes: int | None = None, cards_dir: Path | None = None,
           recipes: dict[str, Recipe] | None = None, progress: bool = True,
           backbone: str = SCRATCH, lora: int = 0) -> BuildResult:
     """Build ``dataset_id`` from its recipe at ``scale`` (or exactly ``episodes`` episodes).
 
     Writes the Minari dataset (atomically; refuses an existing version unless ``force``) and
-    the card files in ``cards_dir`` (default: ``cards/`` of this checkout). Imaginary recipes
+    the card files in ``cards_dir`` (default: ``default_cards_dir``). Imaginary recipes
     use a model grounded on ``backbone`` (the scratch GPT-2, or a local model directory,
     with LoRA of rank ``lora`` if > 0), trained on first use.
     """
+    dataset_id = DatasetId.parse(dataset_id)
     recipes = recipes if recipes is not None else load_recipes()
-    if dataset_id not in recipes:
+    if str(dataset_id) not in recipes:
         known = ", ".join(sorted(recipes)) or "none"
-        raise KeyError(f"no recipe builds {dataset_id!r}; recipes exist for: {known}")
-    recipe = recipes[dataset_id]
+        raise KeyError(f"no recipe builds {str(dataset_id)!r}; recipes exist for: {known}")
+    recipe = recipes[str(dataset_id)]
     domain = get_domain(recipe.domain)
     count = episodes if episodes is not None else recipe.episodes[scale]
     started = time.perf_counter()
     if recipe.generator == "imagine":
-        source, generator = imagined_episodes(recipe, count, backbone=backbone, lora=lora, progress=progress,
-                                              workers=workers)
+        rollouts, generator = imagined_episodes(recipe, count, backbone=backbone, lora=lora,
+                                                progress=progress, workers=workers)
     else:
-        source, generator = expert_episodes(recipe, count, workers), {"workers": workers,
+        rollouts, generator = expert_episodes(recipe, count, workers), {"workers": workers,
                                                                       "checkpoint_hash": None}
 
     def provenance() -> dict[str, Any]:
-        return {"recipe": recipe.dataset_id, "generator": recipe.generator, "seed": recipe.seed,
+        return {"recipe": str(recipe.dataset_id), "generator": recipe.generator, "seed": recipe.seed,
                 "scale": scale, "build_seconds": round(time.perf_counter() - started, 1), **generator,
                 **recipe.notes}
 
-    published = publish(dataset_id, source, domain, scale=scale, provenance=provenance,
+    published = publish(dataset_id, rollouts, domain, scale=scale, provenance=provenance,
                         description=recipe.description, cards_dir=cards_dir or default_cards_dir(dataset_id),
                         total=count, force=force, progress=progress, desc="build")
     return BuildResult(dataset_id, published.path, published.card, time.perf_counter() - started,

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.domain import Domain, Simulator
+from ..core.domain import Domain
 from ..core.episode import Episode
+from ..core.simulator import Simulator
 from ..core.task import Task
 
 
@@ -42,7 +43,7 @@ def episode_start(domain: Domain, level: str, index: int, recipe_seed: int, sim:
     seed = episode_seed(recipe_seed, index)
     rng = np.random.default_rng(seed)
     phrasing_id = int(rng.integers(len(task.phrasings)))
-    return Start(task, phrasing_id, seed, rng, domain.reset_state(task, rng, sim))
+    return Start(task, phrasing_id, seed, rng, sim.reset(task, rng))
 
 
 def rollout_episode(domain: Domain, start: Start, states, actions, *, source: str,
@@ -51,8 +52,8 @@ def rollout_episode(domain: Domain, start: Start, states, actions, *, source: st
     terminated if the task's predicate holds on the last transition, else truncated.
 
     A transition into a non-finite state (imaginary data only) gets reward 0; the checkers
-    flag the state illegal. ``sim_states`` ((T+1, F), real rollouts of domains with
-    ``sim_state_dim > 0``) are kept for exact re-simulation by the checkers.
+    flag the state illegal. ``sim_states`` ((T+1, F), real rollouts of simulators
+    with a ``get_sim_state``) are kept for exact re-simulation by the checkers.
     """
     task = start.task
     states = np.asarray(states, dtype=domain.state_space.dtype)
@@ -77,15 +78,15 @@ def expert_episode(domain: Domain, level: str, index: int, recipe_seed: int, sim
     task, state = start.task, start.state
     expert = domain.expert(task, start.rng, sim)
     states, actions = [state], []
-    sim_states = [domain.sim_state(sim)]
+    sim_states = [sim.get_sim_state()]
     success = False
     while not success and len(actions) < task.horizon:
         action = expert.act(state)
-        next_state = domain.step(sim, state, action)
+        next_state = sim.step(action)
         success = task.succeeded(state, action, next_state)
         actions.append(action)
         states.append(next_state)
-        sim_states.append(domain.sim_state(sim))
+        sim_states.append(sim.get_sim_state())
         state = next_state
     return rollout_episode(domain, start, states, actions, source="real",
-                           sim_states=sim_states if domain.sim_state_dim else None)
+                           sim_states=None if sim_states[0] is None else sim_states)

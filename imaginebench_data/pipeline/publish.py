@@ -11,11 +11,12 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
-from ..cards.card import build_card
+from ..cards.card import Card, build_card
 from ..cards.render import write_card_files
 from ..core.domain import Domain
 from ..core.episode import Episode
-from ..datasets.store import open_dataset
+from ..datasets.ids import DatasetId
+from ..datasets.read import read_card
 from ..datasets.writer import write_dataset
 from ..quality.frame import episode_row
 
@@ -23,11 +24,11 @@ from ..quality.frame import episode_row
 @dataclass
 class Published:
     path: Path
-    card: dict[str, Any]
+    card: Card
     card_files: list[Path]
 
 
-def publish(dataset_id: str, episodes: Iterable[Episode], domain: Domain, *, scale: str,
+def publish(dataset_id: DatasetId, episodes: Iterable[Episode], domain: Domain, *, scale: str,
             provenance: Callable[[], dict[str, Any]], description: str, cards_dir: Path,
             total: int | None = None, force: bool = False, notes: dict[str, str] | None = None,
             progress: bool = True, desc: str = "write") -> Published:
@@ -43,7 +44,7 @@ def publish(dataset_id: str, episodes: Iterable[Episode], domain: Domain, *, sca
         rows.append(episode_row(domain, episode.metadata, episode.rewards, episode.infos))
         bar.update(1)
 
-    def make_card(checksum: str) -> dict[str, Any]:
+    def make_card(checksum: str) -> Card:
         return build_card(dataset_id, domain, pd.DataFrame(rows), checksum, scale=scale,
                           provenance=provenance(), notes=notes)
 
@@ -52,5 +53,5 @@ def publish(dataset_id: str, episodes: Iterable[Episode], domain: Domain, *, sca
                              description=description, force=force)
     finally:
         bar.close()
-    _, card = open_dataset(dataset_id)  # the card exactly as Minari stores it
+    card = read_card(dataset_id)  # the card exactly as Minari stores it
     return Published(path, card, write_card_files(card, pd.DataFrame(rows), cards_dir))

@@ -15,8 +15,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ..datasets.ids import parse_id
-from ..datasets.store import open_dataset
+from ..datasets.ids import DatasetId
+from ..datasets.read import open_dataset
 from ..domains import get_domain
 from .checkpoint import is_checkpoint, load_checkpoint, training_info
 from .config import SCRATCH
@@ -41,11 +41,11 @@ def default_sentence_encoder(backbone: str) -> str | None:
 def checkpoint_dir(train_dataset: str, backbone: str, lora: int, sentence_encoder: str | None,
                    settings: TrainSettings) -> Path:
     _, card = open_dataset(train_dataset)
-    key = json.dumps({"checksum": card["checksum"], "backbone": str(backbone), "lora": lora,
+    key = json.dumps({"checksum": card.checksum, "backbone": str(backbone), "lora": lora,
                       "sentence_encoder": sentence_encoder, "settings": asdict(settings)}, sort_keys=True)
     name = "gpt2-scratch" if backbone == SCRATCH else Path(backbone).name
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
-    return models_dir() / f"{parse_id(train_dataset).domain}-{name}-{digest}"
+    return models_dir() / f"{DatasetId.parse(train_dataset).domain}-{name}-{digest}"
 
 
 def ensure_checkpoint(train_dataset: str, *, backbone: str = SCRATCH, lora: int = 0,

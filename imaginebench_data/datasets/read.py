@@ -1,0 +1,108 @@
+"""Reading stored datasets: the one reader of cards and the one reader of episodes.
+
+``read_card(id)`` reads a dataset's card from its ``metadata.json`` (no HDF5 opened);
+``open_dataset(id)`` gives the Minari dataset and its card; ``stored_episodes(dataset, domain)``
+gives its episodes back as ``Episode`` objects, in the dtypes the writer hashed. Verify, the
+loader, the quality frame and grounding all read through these.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import minari
+import numpy as np
+
+from ..cards.card import Card, CardError
+from ..core.domain import Domain
+from ..core.episode import Episode
+from .ids import DatasetId, datasets_root
+
+CARD_KEY = "imaginebench_card"
+CHUNK = 512  # episodes read from Minari at a time
+
+
+class DatasetNotFoundError(KeyError):
+    """No local dataset has this id."""
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return str(self.args[0])
+
+
+def plain_value(value: Any) -> Any:
+    """An HDF5-read value (bytes, numpy scalar, 0-d array) as a plain Python value."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    if isinstance(value, np.ndarray) and value.shape == ():
+        value = value[()]
+    if isinstance(value, np.generic):
+        return plain_value(value.item())
+    return value
+
+
+def local_ids(prefix: str = "imaginebench/") -> list[str]:
+    return sorted(i for i in minari.list_local_datasets() if i.startswith(prefix))
+
+
+def data_path(dataset_id: str | DatasetId) -> Path:
+    """The ``data/`` folder of a local dataset; a clear error for an unknown or malformed id."""
+    dataset_id = DatasetId.parse(dataset_id)
+    path = datasets_root() / str(dataset_id) / "data"
+    if not (path / "metadata.json").is_file():
+        known = ", ".join(local_ids()) or "none"
+        raise DatasetNotFoundError(
+            f"dataset {str(dataset_id)!r} not found: no {path / 'metadata.json'} "
+            f"(MINARI_DATASETS_PATH={datasets_root()}). Local imaginebench datasets: {known}. "
+            f"Build it with `imaginebench build {dataset_id}`."
+        )
+    return path
+
+
+def read_card(dataset_id: str | DatasetId) -> Card:
+    """The card stored in a local dataset's metadata."""
+    path = data_path(dataset_id) / "metadata.json"
+    with open(path) as f:
+        stored = json.load(f).get(CARD_KEY)
+    if stored is None:
+        raise DatasetNotFoundError(f"dataset {str(dataset_id)!r} at {path.parent} has no {CARD_KEY!r} "
+                                   "metadata: it was not written by imaginebench-data")
+    try:
+        return Card.from_json(stored, where=f"{path} key {CARD_KEY!r}")
+    except CardError as error:
+        raise DatasetNotFoundError(str(error)) from None
+
+
+def open_dataset(dataset_id: str | DatasetId) -> tuple[minari.MinariDataset, Card]:
+    """The Minari dataset and its card."""
+    card = read_card(dataset_id)
+    return minari.MinariDataset(data_path(dataset_id)), card
+
+
+def stored_episodes(dataset: minari.MinariDataset, domain: Domain) -> Iterator[Episode]:
+    """The stored episodes of ``dataset``, in Minari's episode order, as ``Episode`` objects:
+    the arrays Minari reads back in the dtypes the writer hashed, their per-episode metadata,
+    the checkers' per-step flags (``infos``) and the stored simulator states, if any."""
+    indices = [int(i) for i in dataset.episode_indices]
+    for start in range(0, len(indices), CHUNK):
+        chunk = indices[start:start + CHUNK]
+        metadatas = dataset.storage.get_episode_metadata(chunk)
+        for episode, metadata in zip(dataset.storage.get_episodes(chunk), metadatas):
+            options = {key: plain_value(value) for key, value in metadata["options"].items()}
+            infos = dict(episode.get("infos") or {})
+            sim_states = infos.pop("sim_state", None)
+            yield Episode(
+                states=np.asarray(episode["observations"]["state"], domain.state_space.dtype),
+                actions=np.asarray(episode["actions"], domain.action_space.dtype),
+                rewards=np.asarray(episode["rewards"], np.float32),
+                terminations=np.asarray(episode["terminations"], bool),
+                truncations=np.asarray(episode["truncations"], bool),
+                instruction=str(plain_value(episode["observations"]["instruction"][0])),
+                task_id=str(options["task_id"]), level=str(options["level"]),
+                phrasing_id=int(options["phrasing_id"]), seed=int(plain_value(metadata.get("seed", -1))),
+                source=str(options["source"]),
+                infos={key: np.asarray(value) for key, value in infos.items()},
+                sim_states=None if sim_states is None else np.asarray(sim_states, np.float64),
+            )

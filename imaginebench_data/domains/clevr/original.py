@@ -1,0 +1,75 @@
+"""How the original release's CLEVR files describe goals: goal vectors (reference 1.2).
+
+Decoded by level:
+
+- train / rephrase: ``goal[:5]`` holds 1 at the source ball and 2 at the reference ball,
+  ``goal[5]`` the direction (0 behind, 1 left, 2 front, 3 right) -> our relation task;
+- easy: ``goal[:5]`` one-hot at the ball, ``goal[5]`` the direction (4 = "don't move",
+  which we have no task for) -> our one-push task;
+- hard: ``goal[5]`` the kind: 0 / 1 = two / three relations in ``goal[6:18]`` /
+  ``goal[6:24]`` (6 numbers each, as above) -> our multi-relation task with exactly those
+  relations, 2 = line in colour order, 3 = gather around green.
+
+``goal_key`` and ``task_key`` give the same hashable description for a goal vector and for
+the task it describes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.task import Task
+
+ORIGINAL_DIRECTIONS = ("behind", "left", "front", "right")  # the original's direction index order
+BALLS = 5
+HARD_KINDS = {0: "relations2", 1: "relations3", 2: "line", 3: "gather"}
+
+
+def _integers(goal: np.ndarray) -> np.ndarray | None:
+    rounded = np.rint(goal)
+    return rounded.astype(np.int64) if np.allclose(goal, rounded) else None
+
+
+def _relation(code: np.ndarray) -> tuple[int, int, str] | None:
+    """(src, dst, relation) of a 6-number relation code, or None when it is not one."""
+    balls, direction = code[:BALLS], int(code[BALLS])
+    sources, targets = np.flatnonzero(balls == 1), np.flatnonzero(balls == 2)
+    if len(sources) != 1 or len(targets) != 1 or np.count_nonzero(balls) != 2 or not 0 <= direction < 4:
+        return None
+    return int(sources[0]), int(targets[0]), ORIGINAL_DIRECTIONS[direction]
+
+
+def goal_key(level: str, goal: np.ndarray) -> tuple | None:
+    """A hashable description of an original goal vector (see the module docstring), or None."""
+    code = _integers(goal)
+    if code is None or len(code) < BALLS + 1:
+        return None
+    if level in ("train", "rephrase"):
+        relation = _relation(code[:BALLS + 1])
+        return None if relation is None else ("relation", relation)
+    if level == "easy":
+        balls, direction = code[:BALLS], int(code[BALLS])
+        if np.count_nonzero(balls) != 1 or balls.max() != 1 or not 0 <= direction < 4:
+            return None
+        return ("push", int(np.argmax(balls)), ORIGINAL_DIRECTIONS[direction])
+    kind = HARD_KINDS.get(int(code[BALLS]))
+    if kind in ("line", "gather"):
+        return (kind,)
+    count = 2 if kind == "relations2" else 3
+    codes = code[BALLS + 1:BALLS + 1 + 6 * count]
+    if kind is None or len(codes) != 6 * count:
+        return None
+    relations = [_relation(codes[6 * i:6 * i + 6]) for i in range(count)]
+    return None if None in relations else (kind, frozenset(relations))
+
+
+def task_key(task: Task) -> tuple:
+    """The description ``goal_key`` gives the goal vector of ``task``."""
+    goal = task.goal
+    if goal["kind"] == "relation":
+        return ("relation", (goal["src"], goal["dst"], goal["relation"]))
+    if goal["kind"] == "push":
+        return ("push", goal["ball"], goal["relation"])
+    if goal["kind"] in ("line", "gather"):
+        return (goal["kind"],)
+    return (goal["kind"], frozenset(tuple(r) for r in goal["relations"]))
