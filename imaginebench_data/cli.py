@@ -84,6 +84,9 @@ def build(
     backbone: str = typer.Option("scratch", help="Imaginary datasets: 'scratch' (a small GPT-2 trained "
                                  "here) or a local Hugging Face model directory, e.g. Llama-2-7b-chat."),
     lora: int = typer.Option(0, help="LoRA rank on a --backbone model (0: fine-tune every weight)."),
+    precision: str = typer.Option("auto", help="Grounding precision: auto, fp32, bf16-mixed (fp32 master "
+                                  "weights, bf16 autocast) or bf16 (frozen bf16 weights, LoRA only)."),
+    batch_size: int = typer.Option(64, help="Imaginary datasets: rollouts generated together."),
 ) -> None:
     """Build datasets from their recipes in builders/ and write their cards.
 
@@ -120,7 +123,8 @@ def build(
             console.print(f"[yellow]{dataset_id} exists; skipped (use --force to rebuild)[/yellow]")
             continue
         result = build_one(dataset_id, scale, force=force, workers=workers, episodes=episodes,
-                           cards_dir=cards_dir, recipes=recipes, backbone=backbone, lora=lora)
+                           cards_dir=cards_dir, recipes=recipes, backbone=backbone, lora=lora,
+                           precision=precision, batch_size=batch_size)
         card = result.card
         table.add_row(dataset_id, str(card.episodes), str(card.steps), _pct(card.goal_consistency),
                       _pct(card.illegal_state_rate), _pct(card.transition_error_rate),
@@ -212,12 +216,15 @@ def ground(
     backbone: str = typer.Option("scratch", help="'scratch' or a local Hugging Face model directory."),
     lora: int = typer.Option(0, help="LoRA rank on a --backbone model (0: fine-tune every weight)."),
     epochs: int = typer.Option(20, help="Training epochs."),
+    precision: str = typer.Option("auto", help="auto, fp32, bf16-mixed or bf16 (LoRA only)."),
+    batch_size: int = typer.Option(32, help="Training sequences per optimiser step."),
 ) -> None:
     """Ground a language model on a real dataset (or reuse the checkpoint); print its evidence."""
     from .imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
     from .imagine.train import TrainSettings
 
-    path = ensure_checkpoint(dataset_id, backbone=backbone, lora=lora, settings=TrainSettings(epochs=epochs))
+    settings = TrainSettings(epochs=epochs, precision=precision, batch_size=batch_size)
+    path = ensure_checkpoint(dataset_id, backbone=backbone, lora=lora, settings=settings)
     prov = checkpoint_provenance(path)
     step, goal = prov["evidence"]["next_state"], prov["evidence"]["goal"]
     console.print(f"checkpoint {path} (hash {prov['checkpoint_hash']}, backbone {prov['backbone']}, "

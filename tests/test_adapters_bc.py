@@ -7,7 +7,7 @@ import pytest
 import imaginebench_data as ib
 from imaginebench_data.adapters import to_d4rl
 from imaginebench_data.baselines.bc import BCSettings, train_bc
-from imaginebench_data.baselines.compare import eval_episodes, markdown_table, regime_sources, summary
+from imaginebench_data.baselines.compare import eval_episodes, markdown_table, regime_datasets, summary
 from imaginebench_data.pipeline.build import build
 
 TRAIN = "imaginebench/clevr-train-real-v0"
@@ -51,7 +51,7 @@ def test_bc_learns_the_training_set(train_set):
     sampler = ib.Sampler({train_set: 1.0}, encoder=None)
     policy, losses = train_bc(sampler, BCSettings(steps=600, batch_size=64))
     assert losses[-1] < 0.5 * losses[0]
-    transitions = sampler.sources[0]
+    transitions = sampler.datasets[0]
     chosen = [policy({"state": s, "instruction": t}) for s, t in
               zip(transitions.observations[:20], transitions.instruction_texts[:20])]
     assert all(isinstance(a, int) and 0 <= a < 40 for a in chosen)
@@ -59,12 +59,12 @@ def test_bc_learns_the_training_set(train_set):
 
 
 def test_regimes_and_table():
-    assert regime_sources("clevr", "hard", "real") == {TRAIN: 1.0}
-    assert regime_sources("clevr", "hard", "real+imaginary") == {
+    assert regime_datasets("clevr", "hard", "real") == {TRAIN: 1.0}
+    assert regime_datasets("clevr", "hard", "real+imaginary") == {
         TRAIN: 0.5, "imaginebench/clevr-hard-imaginary-v0": 0.5}
-    assert regime_sources("clevr", "easy", "oracle") == {TRAIN: 0.5, "imaginebench/clevr-easy-real-v0": 0.5}
+    assert regime_datasets("clevr", "easy", "oracle") == {TRAIN: 0.5, "imaginebench/clevr-easy-real-v0": 0.5}
     with pytest.raises(ValueError, match="train level"):
-        regime_sources("clevr", "train", "oracle")
+        regime_datasets("clevr", "train", "oracle")
     assert eval_episodes("clevr", "hard") == 48 and eval_episodes("clevr", "train") == 80
     import pandas as pd
 

@@ -50,9 +50,9 @@ def test_exact_shares_and_source_index():
     sampler = Sampler({a: 1.0, b: 3.0}, encoder=None)
     np.testing.assert_allclose(sampler.ratios, [0.25, 0.75])
     batch = sampler.sample(400, as_numpy=True)
-    assert np.bincount(batch["source"]).tolist() == [100, 300]
+    assert np.bincount(batch["dataset"]).tolist() == [100, 300]
     # rows really come from the source they are labelled with
-    np.testing.assert_array_equal(batch["observations"][:, 0], np.where(batch["source"] == 0, 4, 9))
+    np.testing.assert_array_equal(batch["observations"][:, 0], np.where(batch["dataset"] == 0, 4, 9))
     assert "instruction_embeddings" not in batch
     assert sampler.split(256) == {"real": 64, "imaginary": 192}
     assert sampler.counts == {"real": 50, "imaginary": 80}
@@ -65,21 +65,21 @@ def test_filters_exclude_flagged_rows():
     a = make_transitions("real", n, legal=legal, transition_ok=ok)
     b = make_transitions("imaginary", 30)
     unfiltered = Sampler({a: 1, b: 1}, encoder=None, seed=1).sample(2000, as_numpy=True)
-    rows = unfiltered["observations"][unfiltered["source"] == 0, 1].astype(int)
+    rows = unfiltered["observations"][unfiltered["dataset"] == 0, 1].astype(int)
     assert (~legal[rows]).sum() > 0  # flagged rows do get drawn without the filter
     sampler = Sampler({a: 1, b: 1}, encoder=None, filters=("legal", "transition_ok"), seed=1)
     assert sampler.counts == {"real": int((legal & ok).sum()), "imaginary": 30}
     assert sampler.counts["real"] == 30
     batch = sampler.sample(2000, as_numpy=True, with_index=True)
-    rows = batch["observations"][batch["source"] == 0, 1].astype(int)
-    np.testing.assert_array_equal(rows, batch["index"][batch["source"] == 0])
+    rows = batch["observations"][batch["dataset"] == 0, 1].astype(int)
+    np.testing.assert_array_equal(rows, batch["index"][batch["dataset"] == 0])
     assert legal[rows].all() and ok[rows].all()
     assert len(np.unique(rows)) == 30  # uniform over all 30 kept rows
 
 
 def test_filter_that_empties_a_source():
     a = make_transitions("real", 10, success=np.zeros(10, bool))
-    with pytest.raises(ValueError, match=r"filter 'success' leaves source 'real'"):
+    with pytest.raises(ValueError, match=r"filter 'success' leaves dataset 'real'"):
         Sampler({a: 1.0}, encoder=None, filters=("success",))
     with pytest.raises(ValueError, match="unknown filter"):
         Sampler({a: 1.0}, encoder=None, filters=("legl",))
@@ -93,8 +93,8 @@ def test_embeddings_joined_from_one_table():
     assert sampler.instructions == sorted(TEXTS)  # shared instruction counted once
     assert sampler.embeddings.shape == (3, 384)
     batch = sampler.sample(64, as_numpy=True, with_index=True)
-    sources = [a, b]
-    texts = [sources[s].instruction_texts[i] for s, i in zip(batch["source"], batch["index"])]
+    datasets = [a, b]
+    texts = [datasets[s].instruction_texts[i] for s, i in zip(batch["dataset"], batch["index"])]
     assert len(set(texts)) == 3
     emb = batch["instruction_embeddings"]
     assert emb.shape == (64, 384) and emb.dtype == np.float32
@@ -109,7 +109,7 @@ def test_torch_dtypes_and_devices():
     assert batch["actions"].dtype == torch.long and batch["actions"].shape == (16,)
     for key in ("rewards", "terminals", "timeouts"):
         assert batch[key].dtype == torch.float32 and batch[key].shape == (16,)
-    assert batch["source"].dtype == torch.long
+    assert batch["dataset"].dtype == torch.long
     c = make_transitions("cont", 30, continuous=True)
     cont = Sampler({c: 1.0}, encoder=None).sample(8)
     assert cont["actions"].dtype == torch.float32 and cont["actions"].shape == (8, 2)
@@ -123,7 +123,7 @@ def test_same_seed_same_batches():
     y = Sampler({a: 0.3, b: 0.7}, encoder=None, seed=7).sample(33, as_numpy=True)
     for key in x:
         np.testing.assert_array_equal(x[key], y[key])
-    assert np.bincount(x["source"]).tolist() == [10, 23]  # 9.9 -> 10, 23.1 -> 23
+    assert np.bincount(x["dataset"]).tolist() == [10, 23]  # 9.9 -> 10, 23.1 -> 23
 
 
 def test_sources_given_by_id(tmp_path, monkeypatch):

@@ -64,7 +64,7 @@ def test_real_and_imagined_datasets_of_the_point_domain(minari_root, tmp_path, m
     assert len(real) == train.steps and real.observations.shape == (train.steps, 1)
     np.testing.assert_array_equal(real.next_observations, move(real.observations, real.actions))
     batch = ib.Sampler({real: 1, ib.load(EASY_IMAGINED): 1}, encoder=None).sample(16, as_numpy=True)
-    assert batch["observations"].shape == (16, 1) and np.bincount(batch["source"]).tolist() == [8, 8]
+    assert batch["observations"].shape == (16, 1) and np.bincount(batch["dataset"]).tolist() == [8, 8]
 
 
 def test_import_of_point_files_in_the_original_layout(minari_root, tmp_path):

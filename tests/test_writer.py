@@ -10,7 +10,7 @@ import pytest
 from fresh import run_fresh
 
 import imaginebench_data.pipeline.build as pipeline
-import imaginebench_data.pipeline.generators as sources
+import imaginebench_data.pipeline.generators as generators
 from imaginebench_data import get_domain
 from imaginebench_data.cards.card import SCHEMA_VERSION, Card
 from imaginebench_data.core.text import observation_space
@@ -107,7 +107,7 @@ def test_failed_build_leaves_previous_version_intact(minari_root, tmp_path, monk
             episode.states = episode.states.astype(np.float64)  # a dtype the space does not allow
         return episode
 
-    monkeypatch.setattr(sources, "annotate", annotate_then_break)
+    monkeypatch.setattr(generators, "annotate", annotate_then_break)
     with pytest.raises(DatasetValidationError, match="episode 3 .*float64"):
         build(TRAIN, tmp_path, force=True)
     _, card = open_dataset(TRAIN)

@@ -18,11 +18,11 @@ from ..loader.transitions import Transitions, load
 from .d4rl import to_d4rl
 
 
-def to_d3rlpy(source: str | Transitions, encoder=DEFAULT_ENCODER):
-    """The ``d3rlpy.dataset.MDPDataset`` of every episode of ``source``."""
+def to_d3rlpy(dataset: str | Transitions, encoder=DEFAULT_ENCODER):
+    """The ``d3rlpy.dataset.MDPDataset`` of every episode of ``dataset``."""
     import d3rlpy
 
-    transitions = load(source) if isinstance(source, str) else source
+    transitions = load(dataset) if isinstance(dataset, str) else dataset
     data = to_d4rl(transitions, encoder=encoder)
     domain = get_domain(transitions.card.domain)
     if domain.discrete:

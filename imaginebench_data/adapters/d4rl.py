@@ -22,10 +22,10 @@ from ..loader.sampler import FILTERS
 from ..loader.transitions import Transitions, load
 
 
-def to_d4rl(source: str | Transitions, encoder=DEFAULT_ENCODER, filters=()) -> dict[str, np.ndarray]:
-    """The D4RL dict of ``source`` (a dataset id or ``Transitions``); ``encoder`` None keeps
+def to_d4rl(dataset: str | Transitions, encoder=DEFAULT_ENCODER, filters=()) -> dict[str, np.ndarray]:
+    """The D4RL dict of ``dataset`` (a dataset id or ``Transitions``); ``encoder`` None keeps
     the bare states; ``filters`` (names from ``Sampler``'s FILTERS) drop flagged rows."""
-    transitions = load(source) if isinstance(source, str) else source
+    transitions = load(dataset) if isinstance(dataset, str) else dataset
     unknown = set(filters) - set(FILTERS)
     if unknown:
         raise ValueError(f"unknown filters {sorted(unknown)}; expected names from {FILTERS}")

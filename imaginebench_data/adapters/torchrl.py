@@ -22,11 +22,11 @@ from ..loader.transitions import Transitions, load
 from .d4rl import to_d4rl
 
 
-def to_tensordict(source: str | Transitions, encoder=DEFAULT_ENCODER, filters=()):
-    """All transitions of ``source`` as one ``TensorDict`` of batch size (N,)."""
+def to_tensordict(dataset: str | Transitions, encoder=DEFAULT_ENCODER, filters=()):
+    """All transitions of ``dataset`` as one ``TensorDict`` of batch size (N,)."""
     from tensordict import TensorDict
 
-    transitions = load(source) if isinstance(source, str) else source
+    transitions = load(dataset) if isinstance(dataset, str) else dataset
     data = to_d4rl(transitions, encoder=encoder, filters=filters)
     keep = np.ones(len(transitions), bool)
     for name in filters:
@@ -52,12 +52,12 @@ def to_tensordict(source: str | Transitions, encoder=DEFAULT_ENCODER, filters=()
     }, batch_size=[n])
 
 
-def to_torchrl(source: str | Transitions, batch_size: int = 256, encoder=DEFAULT_ENCODER, filters=(),
+def to_torchrl(dataset: str | Transitions, batch_size: int = 256, encoder=DEFAULT_ENCODER, filters=(),
                seed: int | None = None):
-    """A ``TensorDictReplayBuffer`` over every transition of ``source`` (uniform sampling)."""
+    """A ``TensorDictReplayBuffer`` over every transition of ``dataset`` (uniform sampling)."""
     from torchrl.data import LazyTensorStorage, TensorDictReplayBuffer
 
-    data = to_tensordict(source, encoder=encoder, filters=filters)
+    data = to_tensordict(dataset, encoder=encoder, filters=filters)
     buffer = TensorDictReplayBuffer(storage=LazyTensorStorage(len(data)), batch_size=batch_size)
     buffer.extend(data)
     if seed is not None:

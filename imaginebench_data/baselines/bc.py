@@ -38,11 +38,11 @@ def train_bc(sampler: Sampler, settings: BCSettings | None = None) -> tuple[Cond
     settings = settings or BCSettings()
     torch.manual_seed(settings.seed)
     sampler.rng = np.random.default_rng(settings.seed)
-    space = get_domain(sampler.sources[0].card.domain).action_space
+    space = get_domain(sampler.datasets[0].card.domain).action_space
     discrete = sampler.discrete
     n_out = int(space.n) if discrete else int(space.shape[0])
     embed_dim = 0 if sampler.embeddings is None else sampler.embeddings.shape[1]
-    net = mlp(sampler.sources[0].observations.shape[1] + embed_dim, n_out, settings.hidden)
+    net = mlp(sampler.datasets[0].observations.shape[1] + embed_dim, n_out, settings.hidden)
     optimiser = torch.optim.Adam(net.parameters(), lr=settings.lr)
     losses = []
     for step in range(settings.steps):

@@ -1,6 +1,6 @@
 """The paper's comparison: a policy trained on each data regime, evaluated on each level.
 
-Regimes for a level L (every batch mixes its sources in these ratios):
+Regimes for a level L (every batch mixes its datasets in these ratios):
 
 - ``real``: the real training set only (``<domain>-train-real``);
 - ``real+imaginary``: training set and L's imaginary rollouts, 1:1 in every batch (the
@@ -34,7 +34,7 @@ LEVELS = ("train", "rephrase", "easy", "hard")
 MIN_EPISODES = 40
 
 
-def regime_sources(domain: str, level: str, regime: str) -> dict[str, float]:
+def regime_datasets(domain: str, level: str, regime: str) -> dict[str, float]:
     train = f"imaginebench/{domain}-train-real-v0"
     if regime == "real":
         return {train: 1.0}
@@ -50,15 +50,15 @@ def eval_episodes(domain: str, level: str) -> int:
     return n_tasks * max(1, -(-MIN_EPISODES // n_tasks))
 
 
-def train_policy(algo: str, sources: dict[str, float], steps: int, seed: int, encoder: str,
+def train_policy(algo: str, datasets: dict[str, float], steps: int, seed: int, encoder: str,
                  samplers: dict) -> tuple:
-    """``algo`` trained for ``steps`` steps on ``sources``: (policy, losses). ``samplers``
+    """``algo`` trained for ``steps`` steps on ``datasets``: (policy, losses). ``samplers``
     caches BC's samplers across seeds (their instruction embeddings are computed once)."""
     if algo != "bc":
-        return train_offline(algo, sources, OfflineSettings(steps=steps, seed=seed), encoder=encoder)
-    key = tuple(sources.items())
+        return train_offline(algo, datasets, OfflineSettings(steps=steps, seed=seed), encoder=encoder)
+    key = tuple(datasets.items())
     if key not in samplers:
-        samplers[key] = Sampler({load(i): r for i, r in sources.items()}, encoder=encoder)
+        samplers[key] = Sampler({load(i): r for i, r in datasets.items()}, encoder=encoder)
     return train_bc(samplers[key], BCSettings(steps=steps, seed=seed))
 
 
@@ -72,7 +72,7 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
     rows, samplers = [], {}
     for level, regime, seed in tqdm(runs, desc=f"{algo} regimes on {domain}", disable=not progress):
         started = time.perf_counter()
-        policy, losses = train_policy(algo, regime_sources(domain, level, regime), steps, seed, encoder,
+        policy, losses = train_policy(algo, regime_datasets(domain, level, regime), steps, seed, encoder,
                                       samplers)
         result = evaluate(policy, domain, level, episodes=eval_episodes(domain, level), seed=1000 + seed,
                           progress=False)

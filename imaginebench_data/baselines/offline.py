@@ -1,9 +1,9 @@
 """Offline RL from d3rlpy on our datasets, through the adapter: CQL (discrete or continuous
 actions) and TD3+BC (continuous).
 
-Data regimes mix their sources in every batch with d3rlpy's ``MixedReplayBuffer`` (a
+Data regimes mix their datasets in every batch with d3rlpy's ``MixedReplayBuffer`` (a
 batch of 256 at 1:1 holds exactly 128 transitions of each); states are standardised with
-the first (training) source's mean and std, as TD3+BC prescribes. d3rlpy lives in its own
+the first (training) dataset's mean and std, as TD3+BC prescribes. d3rlpy lives in its own
 environment (``.venv-d3rlpy``, see the README): it pins gymnasium 1.0.0, which metaworld
 refuses, and runs unchanged on the gymnasium this package uses.
 """
@@ -76,26 +76,26 @@ def quiet_d3rlpy() -> None:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
 
 
-def train_offline(algo: str, sources: dict[str, float], settings: OfflineSettings | None = None,
+def train_offline(algo: str, datasets: dict[str, float], settings: OfflineSettings | None = None,
                   encoder=DEFAULT_ENCODER, verbose: bool = False) -> tuple[ConditionedPolicy, list[float]]:
-    """Train d3rlpy's ``algo`` on ``sources`` (dataset id -> batch share); return the policy and
+    """Train d3rlpy's ``algo`` on ``datasets`` (dataset id -> batch share); return the policy and
     its main loss (critic loss, or the loss for discrete CQL) at the end of every 100 steps.
     ``verbose=False`` silences d3rlpy's per-epoch log lines (``quiet_d3rlpy``)."""
     d3rlpy = import_d3rlpy()
     if not verbose:
         quiet_d3rlpy()
     settings = settings or OfflineSettings()
-    domain = load(next(iter(sources))).card.domain
+    domain = load(next(iter(datasets))).card.domain
     config_class, discrete = algorithm_config(algo, domain)
     encoder = get_encoder(encoder)
-    datasets = [to_d3rlpy(load(dataset_id), encoder=encoder) for dataset_id in sources]
-    buffer = mix(datasets, list(sources.values()))
+    datasets = [to_d3rlpy(load(dataset_id), encoder=encoder) for dataset_id in datasets]
+    buffer = mix(datasets, list(datasets.values()))
     observations = np.concatenate([episode.observations for episode in datasets[0].episodes])
     scaler = d3rlpy.preprocessing.StandardObservationScaler(
         mean=observations.mean(0), std=observations.std(0) + 1e-3)
     d3rlpy.seed(settings.seed)
     algorithm = config_class(batch_size=settings.batch_size, observation_scaler=scaler).create(device="cpu:0")
-    # built from the first source: d3rlpy's fitter would sample one transition of the mixed
+    # built from the first dataset: d3rlpy's fitter would sample one transition of the mixed
     # buffer to size the networks, which MixedReplayBuffer does not support
     algorithm.build_with_dataset(datasets[0])
     losses = []

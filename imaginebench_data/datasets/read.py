@@ -19,7 +19,7 @@ import numpy as np
 from ..cards.card import Card, CardError
 from ..core.domain import Domain
 from ..core.episode import Episode
-from .ids import DatasetId, datasets_root
+from .ids import DatasetId, DatasetIdError, datasets_root
 
 CARD_KEY = "imaginebench_card"
 CHUNK = 512  # episodes read from Minari at a time
@@ -44,7 +44,16 @@ def plain_value(value: Any) -> Any:
 
 
 def local_ids(prefix: str = "imaginebench/") -> list[str]:
-    return sorted(i for i in minari.list_local_datasets() if i.startswith(prefix))
+    """The local datasets whose id starts with ``prefix`` and is one of ours in form (others,
+    e.g. another package's datasets in the same Minari folder, are left out)."""
+    ids = []
+    for dataset_id in minari.list_local_datasets():
+        try:
+            if dataset_id.startswith(prefix):
+                ids.append(str(DatasetId.parse(dataset_id)))
+        except DatasetIdError:
+            continue
+    return sorted(ids)
 
 
 def data_path(dataset_id: str | DatasetId) -> Path:

@@ -26,21 +26,15 @@ def scratch_backbone(config: GroundingConfig, instructions: list[str]):
     return GPT2LMHeadModel(gpt2), tokenizer
 
 
-def default_dtype() -> torch.dtype:
-    """bfloat16 on a GPU that has it (a 7B model then fits), float32 otherwise."""
-    if torch.cuda.is_available() and torch.cuda.is_bf16_supported():
-        return torch.bfloat16
-    return torch.float32
-
-
-def pretrained_backbone(path: str | Path, dtype: torch.dtype | None = None):
-    """(model, tokenizer) read from a local model directory; nothing is downloaded."""
+def pretrained_backbone(path: str | Path, dtype: torch.dtype = torch.float32):
+    """(model, tokenizer) read from a local model directory, weights in ``dtype`` (see
+    ``precision.py``); nothing is downloaded."""
     path = Path(path)
     if not (path / "config.json").is_file():
         raise FileNotFoundError(f"--backbone {path}: expected a Hugging Face model directory with a "
                                 "config.json (a local path; nothing is downloaded)")
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-    model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=dtype or default_dtype())
+    model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=dtype)
     return model, tokenizer
 
 
@@ -68,12 +62,13 @@ def ensure_pad_token(tokenizer) -> None:
         tokenizer.pad_token = tokenizer.eos_token if tokenizer.eos_token is not None else tokenizer.unk_token
 
 
-def backbone_for(config: GroundingConfig, instructions: list[str]):
-    """The (model, tokenizer) that ``config.backbone`` names, LoRA-wrapped if ``config.lora``."""
+def backbone_for(config: GroundingConfig, instructions: list[str], dtype: torch.dtype = torch.float32):
+    """The (model, tokenizer) that ``config.backbone`` names, LoRA-wrapped if ``config.lora``;
+    a pretrained backbone's weights in ``dtype`` (the scratch GPT-2 is always float32)."""
     if config.backbone == SCRATCH:
         model, tokenizer = scratch_backbone(config, instructions)
     else:
-        model, tokenizer = pretrained_backbone(config.backbone)
+        model, tokenizer = pretrained_backbone(config.backbone, dtype)
         config.max_positions = int(getattr(model.config, "max_position_embeddings", config.max_positions))
     ensure_pad_token(tokenizer)
     if config.lora:

@@ -27,7 +27,7 @@ import torch
 from safetensors.torch import load_file, save_file
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from .backbone import default_dtype, ensure_pad_token, pretrained_backbone
+from .backbone import ensure_pad_token, pretrained_backbone
 from .config import GroundingConfig
 from .model import GroundedLM
 
@@ -83,14 +83,15 @@ def load_checkpoint(path: Path, device: str | torch.device = "cpu") -> GroundedL
     config = GroundingConfig.load(path / "config.json")
     tokenizer = AutoTokenizer.from_pretrained(path / "tokenizer", local_files_only=True)
     ensure_pad_token(tokenizer)
-    if config.lora:
+    if config.lora:  # the frozen base in the dtype it was trained with (bf16 under precision 'bf16')
         from peft import PeftModel
 
-        base, _ = pretrained_backbone(config.backbone)
+        bf16 = training_info(path).get("precision") == "bf16"
+        base, _ = pretrained_backbone(config.backbone, torch.bfloat16 if bf16 else torch.float32)
         backbone = PeftModel.from_pretrained(base, path / "backbone")
-    else:
+    else:  # trained weights are kept in fp32 (fp32 or bf16-mixed)
         backbone = AutoModelForCausalLM.from_pretrained(path / "backbone", local_files_only=True,
-                                                        dtype=default_dtype())
+                                                        dtype=torch.float32)
     model = GroundedLM(config, backbone, tokenizer)
     missing, unexpected = model.load_state_dict(load_file(str(path / "heads.safetensors")), strict=False)
     missing = [k for k in missing if not k.startswith("backbone.")]

@@ -15,13 +15,16 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from ..datasets.ids import DatasetId
-from ..datasets.read import open_dataset
+from ..datasets.read import read_card
 from ..domains import get_domain
 from .checkpoint import is_checkpoint, load_checkpoint, training_info
 from .config import SCRATCH
 from .data import read_episodes, split
 from .evidence import goal_evidence, next_state_evidence
+from .precision import resolve as resolve_precision
 from .train import SentenceTable, TrainSettings, default_device, train_grounding
 
 EVIDENCE_EPISODES = 160
@@ -40,9 +43,16 @@ def default_sentence_encoder(backbone: str) -> str | None:
 
 def checkpoint_dir(train_dataset: str, backbone: str, lora: int, sentence_encoder: str | None,
                    settings: TrainSettings) -> Path:
-    _, card = open_dataset(train_dataset)
-    key = json.dumps({"checksum": card.checksum, "backbone": str(backbone), "lora": lora,
-                      "sentence_encoder": sentence_encoder, "settings": asdict(settings)}, sort_keys=True)
+    """The folder of the checkpoint these arguments train: named by a key over everything that
+    changes its weights (the data's checksum, backbone, LoRA rank, sentence encoder, every
+    setting: seed, epochs, batch size, ...; the precision as resolved on this machine's device,
+    so bf16-mixed and fp32 runs, or CPU and GPU runs, never share a folder)."""
+    device = default_device()
+    precision = resolve_precision(settings.precision, device, lora)
+    key = json.dumps({"checksum": read_card(train_dataset).checksum, "backbone": str(backbone), "lora": lora,
+                      "sentence_encoder": sentence_encoder,
+                      "settings": {**asdict(settings), "precision": precision.mode},
+                      "weights": str(precision.weights), "device": torch.device(device).type}, sort_keys=True)
     name = "gpt2-scratch" if backbone == SCRATCH else Path(backbone).name
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
     return models_dir() / f"{DatasetId.parse(train_dataset).domain}-{name}-{digest}"
@@ -92,6 +102,8 @@ def checkpoint_provenance(path: Path) -> dict[str, Any]:
         "trained_on": training["dataset"],
         "training": {"episodes": training["episodes"], "held_out_episodes": training["held_out_episodes"],
                      "epochs": training["settings"]["epochs"], "seconds": training["seconds"],
+                     "batch_size": training["settings"]["batch_size"], "seed": training["settings"]["seed"],
+                     "precision": training.get("precision", "fp32"),
                      "device": training["device"], "parameters": training["parameters"],
                      "final_losses": {k: v for k, v in last.items() if k != "epoch"}},
         "evidence": json.loads((Path(path) / "evidence.json").read_text()),

@@ -91,4 +91,6 @@ def collate(sequences: list[Sequence], pad_id: int, max_positions: int, rng: np.
         offsets = rng.integers(0, max_positions - lengths.numpy() + 1)
     batch["position_ids"] = torch.arange(length)[None] + torch.from_numpy(offsets)[:, None]
     batch["position_ids"] = batch["position_ids"].clamp(max=max_positions - 1)
+    if torch.device(device).type == "cuda":  # page-locked, so the copies overlap the GPU's work
+        return {k: v.pin_memory().to(device, non_blocking=True) for k, v in batch.items()}
     return {k: v.to(device) for k, v in batch.items()}

@@ -1,9 +1,9 @@
 """Mixed batches from several datasets at fixed ratios: ``Sampler({ds: ratio}, ...)``.
 
-Every source gets exactly its share of each batch (largest-remainder rounding of
-``ratio * batch_size``), drawn uniformly with replacement among the source's transitions
+Every dataset gets exactly its share of each batch (largest-remainder rounding of
+``ratio * batch_size``), drawn uniformly with replacement among the dataset's transitions
 that pass ``filters``. Instruction embeddings are not stored per step: the sampler keeps one
-table of the unique instructions of all sources, encodes it once, and joins rows into the
+table of the unique instructions of all datasets, encodes it once, and joins rows into the
 batch by index.
 """
 
@@ -24,7 +24,7 @@ def largest_remainder(ratios: Sequence[float], total: int) -> np.ndarray:
     """Split ``total`` into integers proportional to ``ratios`` (which need not sum to 1).
 
     Each part gets ``floor(share)``; the parts left over go to the largest fractional
-    remainders, ties to the earlier source. Returns ``(len(ratios),)`` int64 summing to ``total``.
+    remainders, ties to the earlier dataset. Returns ``(len(ratios),)`` int64 summing to ``total``.
     """
     weights = np.asarray(ratios, dtype=np.float64)
     shares = weights / weights.sum() * total
@@ -35,10 +35,10 @@ def largest_remainder(ratios: Sequence[float], total: int) -> np.ndarray:
 
 
 class Sampler:
-    """Batches mixing ``sources`` at fixed ratios.
+    """Batches mixing ``datasets`` at fixed ratios.
 
     Args:
-        sources: ``{Transitions or dataset id: ratio}``; ratios are non-negative and normalised.
+        datasets: ``{Transitions or dataset id: ratio}``; ratios are non-negative and normalised.
             Ids are loaded with ``load(id, cache_dir=cache_dir)``. Source ``k`` is the k-th key.
         encoder: ``"minilm"``, a local model directory, an encoder object, or ``None`` for no
             ``instruction_embeddings`` in batches.
@@ -46,41 +46,41 @@ class Sampler:
         seed: seed of the sampler's random generator.
 
     Attributes:
-        names: ``dataset_id`` of each source (suffixed ``#k`` when repeated).
+        names: ``dataset_id`` of each dataset (suffixed ``#k`` when repeated).
         ratios: ``(S,)`` normalised ratios.
         counts: ``{name: transitions left after filters}``; ``sizes`` the same before filters.
-        instructions: the unique instructions of all sources, sorted (the embedding table rows).
+        instructions: the unique instructions of all datasets, sorted (the embedding table rows).
         embeddings: ``(U, E)`` float32 table, row u embeds ``instructions[u]`` (None without encoder).
     """
 
-    def __init__(self, sources: Mapping[Transitions | str, float], encoder: Any = DEFAULT_ENCODER,
+    def __init__(self, datasets: Mapping[Transitions | str, float], encoder: Any = DEFAULT_ENCODER,
                  filters: Sequence[str] = (), seed: int = 0, cache_dir: str | None = None):
-        if not sources:
-            raise ValueError("Sampler needs at least one source")
+        if not datasets:
+            raise ValueError("Sampler needs at least one dataset")
         if isinstance(filters, str):
             filters = (filters,)
         unknown = [f for f in filters if f not in FILTERS]
         if unknown:
             raise ValueError(f"unknown filter(s) {unknown}; expected names from {FILTERS}")
         self.filters = tuple(filters)
-        self.sources = [s if isinstance(s, Transitions) else load(s, cache_dir=cache_dir) for s in sources]
-        ratios = np.asarray([float(r) for r in sources.values()], dtype=np.float64)
+        self.datasets = [s if isinstance(s, Transitions) else load(s, cache_dir=cache_dir) for s in datasets]
+        ratios = np.asarray([float(r) for r in datasets.values()], dtype=np.float64)
         if np.any(~np.isfinite(ratios)) or np.any(ratios < 0) or ratios.sum() <= 0:
             raise ValueError(f"ratios must be finite, non-negative and not all zero, got {ratios.tolist()}")
         self.ratios = ratios / ratios.sum()
-        self.names = _unique_names([t.dataset_id for t in self.sources])
+        self.names = _unique_names([t.dataset_id for t in self.datasets])
         self._check_compatible()
-        self.valid = [self._filtered(name, t) for name, t in zip(self.names, self.sources)]
-        self.sizes = {name: len(t) for name, t in zip(self.names, self.sources)}
+        self.valid = [self._filtered(name, t) for name, t in zip(self.names, self.datasets)]
+        self.sizes = {name: len(t) for name, t in zip(self.names, self.datasets)}
         self.counts = {name: len(v) for name, v in zip(self.names, self.valid)}
-        self.instructions = sorted(set().union(*(t.instructions for t in self.sources)))
+        self.instructions = sorted(set().union(*(t.instructions for t in self.datasets)))
         position = {text: u for u, text in enumerate(self.instructions)}
-        # Per source: local instruction id -> row of the shared table.
+        # Per dataset: local instruction id -> row of the shared table.
         self._to_table = [np.asarray([position[s] for s in t.instructions], dtype=np.int64)
-                          for t in self.sources]
+                          for t in self.datasets]
         self.encoder: Encoder | None = get_encoder(encoder)
         self.embeddings = None if self.encoder is None else self.encoder.encode(self.instructions)
-        self.discrete = np.issubdtype(self.sources[0].actions.dtype, np.integer)
+        self.discrete = np.issubdtype(self.datasets[0].actions.dtype, np.integer)
         self.rng = np.random.default_rng(seed)
 
     def __repr__(self) -> str:
@@ -88,46 +88,46 @@ class Sampler:
         return f"Sampler({parts}; filters={self.filters})"
 
     def _check_compatible(self) -> None:
-        first = self.sources[0]
-        for name, t in zip(self.names[1:], self.sources[1:]):
+        first = self.datasets[0]
+        for name, t in zip(self.names[1:], self.datasets[1:]):
             if t.observations.shape[1:] != first.observations.shape[1:]:
-                raise ValueError(f"source {name!r} has states of shape {t.observations.shape[1:]}, "
+                raise ValueError(f"dataset {name!r} has states of shape {t.observations.shape[1:]}, "
                                  f"{self.names[0]!r} has {first.observations.shape[1:]}")
             same_kind = np.issubdtype(t.actions.dtype, np.integer) == np.issubdtype(first.actions.dtype,
                                                                                       np.integer)
             if not same_kind or t.actions.shape[1:] != first.actions.shape[1:]:
-                raise ValueError(f"source {name!r} has actions {t.actions.dtype}{t.actions.shape[1:]}, "
+                raise ValueError(f"dataset {name!r} has actions {t.actions.dtype}{t.actions.shape[1:]}, "
                                  f"{self.names[0]!r} has {first.actions.dtype}{first.actions.shape[1:]}")
 
     def _filtered(self, name: str, transitions: Transitions) -> np.ndarray:
         """``(n_k,)`` int64 row indices of ``transitions`` that pass every filter."""
         if len(transitions) == 0:
-            raise ValueError(f"source {name!r} has no transitions")
+            raise ValueError(f"dataset {name!r} has no transitions")
         keep = np.ones(len(transitions), dtype=bool)
         for flag in self.filters:
             before = int(keep.sum())
             keep &= np.asarray(getattr(transitions, flag), dtype=bool)
             if not keep.any():
-                raise ValueError(f"filter {flag!r} leaves source {name!r} with no transitions "
+                raise ValueError(f"filter {flag!r} leaves dataset {name!r} with no transitions "
                                  f"({before} before it; filters {list(self.filters)})")
         return np.flatnonzero(keep)
 
     def split(self, batch_size: int) -> dict[str, int]:
-        """How many rows of a batch of ``batch_size`` come from each source."""
+        """How many rows of a batch of ``batch_size`` come from each dataset."""
         return dict(zip(self.names, largest_remainder(self.ratios, batch_size).tolist()))
 
     def sample(self, batch_size: int, device: Any = None, as_numpy: bool = False,
                with_index: bool = False) -> dict[str, Any]:
-        """One batch of ``batch_size`` (B) transitions, rows grouped by source in source order.
+        """One batch of ``batch_size`` (B) transitions, rows grouped by dataset in dataset order.
 
         Keys (row b of every array describes the same transition):
         ``observations``/``next_observations`` (B, D), ``actions`` (B,) or (B, A), ``rewards``,
         ``terminals``, ``timeouts`` (B,), ``instruction_embeddings`` (B, E) (only with an
-        encoder), ``source`` (B,) index into ``names``, and with ``with_index`` also ``index`` (B,),
-        the row of each transition in its source's ``Transitions``. With ``as_numpy`` the arrays keep their
-        dtypes (float32 states and rewards, bool flags, int64 discrete actions and source);
+        encoder), ``dataset`` (B,) index into ``names``, and with ``with_index`` also ``index`` (B,),
+        the row of each transition in its dataset's ``Transitions``. With ``as_numpy`` the arrays keep their
+        dtypes (float32 states and rewards, bool flags, int64 discrete actions and dataset);
         otherwise they are torch tensors on ``device``: float32, except ``actions`` (long when
-        discrete) and ``source`` (long).
+        discrete) and ``dataset`` (long).
         """
         if batch_size < 0:
             raise ValueError(f"batch_size must be non-negative, got {batch_size}")
@@ -135,12 +135,12 @@ class Sampler:
         chosen = [valid[self.rng.integers(len(valid), size=n)] for valid, n in zip(self.valid, picks)]
         batch: dict[str, np.ndarray] = {}
         for key in ("observations", "next_observations", "actions", "rewards", "terminals", "timeouts"):
-            batch[key] = np.concatenate([getattr(t, key)[rows] for t, rows in zip(self.sources, chosen)])
+            batch[key] = np.concatenate([getattr(t, key)[rows] for t, rows in zip(self.datasets, chosen)])
         if self.embeddings is not None:
             table_rows = np.concatenate([m[t.instruction_ids[rows]] for t, m, rows
-                                         in zip(self.sources, self._to_table, chosen)])
+                                         in zip(self.datasets, self._to_table, chosen)])
             batch["instruction_embeddings"] = self.embeddings[table_rows]
-        batch["source"] = np.repeat(np.arange(len(self.sources), dtype=np.int64), picks)
+        batch["dataset"] = np.repeat(np.arange(len(self.datasets), dtype=np.int64), picks)
         if with_index:
             batch["index"] = np.concatenate(chosen).astype(np.int64)
         return batch if as_numpy else self._to_torch(batch, device)
@@ -150,7 +150,7 @@ class Sampler:
 
         out = {}
         for key, value in batch.items():
-            if key in ("source", "index") or (key == "actions" and self.discrete):
+            if key in ("dataset", "index") or (key == "actions" and self.discrete):
                 out[key] = torch.as_tensor(value.astype(np.int64), device=device)
             else:
                 out[key] = torch.as_tensor(value.astype(np.float32), device=device)

@@ -62,7 +62,7 @@ class Transitions:
     with ``instructions[instruction_ids[i]]`` the instruction of row i (``instructions`` is
     sorted and unique). ``episodes`` has one row per episode (columns episode_id, task_id,
     level, phrasing_id, source, seed, length, return), ``card`` is the dataset card.
-    Compared by identity, so it can key a ``Sampler``'s sources.
+    Compared by identity, so it can key a ``Sampler``'s datasets.
     """
 
     dataset_id: str

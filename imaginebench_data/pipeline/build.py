@@ -37,13 +37,15 @@ def default_cards_dir(dataset_id: DatasetId) -> Path:
 def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = False, workers: int = 2,
           episodes: int | None = None, cards_dir: Path | None = None,
           recipes: dict[str, Recipe] | None = None, progress: bool = True,
-          backbone: str = SCRATCH, lora: int = 0) -> BuildResult:
+          backbone: str = SCRATCH, lora: int = 0, precision: str = "auto",
+          batch_size: int = 64) -> BuildResult:
     """Build ``dataset_id`` from its recipe at ``scale`` (or exactly ``episodes`` episodes).
 
     Writes the Minari dataset (atomically; refuses an existing version unless ``force``) and
     the card files in ``cards_dir`` (default: ``default_cards_dir``). Imaginary recipes
     use a model grounded on ``backbone`` (the scratch GPT-2, or a local model directory,
-    with LoRA of rank ``lora`` if > 0), trained on first use.
+    with LoRA of rank ``lora`` if > 0), trained on first use in ``precision`` (see
+    ``imagine/precision.py``), generating ``batch_size`` rollouts at a time.
     """
     dataset_id = DatasetId.parse(dataset_id)
     recipes = recipes if recipes is not None else load_recipes()
@@ -56,6 +58,7 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
     started = time.perf_counter()
     if recipe.generator == "imagine":
         rollouts, generator = imagined_episodes(recipe, count, backbone=backbone, lora=lora,
+                                                precision=precision, batch_size=batch_size,
                                                 progress=progress, workers=workers)
     else:
         rollouts, generator = expert_episodes(recipe, count, workers), {"workers": workers,

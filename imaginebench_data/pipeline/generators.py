@@ -54,13 +54,15 @@ def expert_episodes(recipe: Recipe, count: int, workers: int) -> Iterator[Episod
 
 
 def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, batch_size: int = 64,
-                      progress: bool = True, workers: int = 1) -> tuple[Iterator[Episode], dict[str, Any]]:
-    """The grounded model's rollouts for episodes 0..count-1 of the recipe, and its provenance.
+                      precision: str = "auto", progress: bool = True,
+                      workers: int = 1) -> tuple[Iterator[Episode], dict[str, Any]]:
+    """The grounded model's rollouts for episodes 0..count-1 of the recipe, ``batch_size``
+    rollouts generated together, and its provenance.
 
-    The model is trained first if no checkpoint for this configuration exists. It imagines in
-    this process; with ``workers`` > 1 the checkers (one re-simulation per imagined
-    transition, the slow part in LIBERO) run in that many worker processes, forked before
-    the model is loaded, meanwhile.
+    The model is trained first (in ``precision``) if no checkpoint for this configuration
+    exists. It imagines in this process; with ``workers`` > 1 the checkers (one re-simulation
+    per imagined transition, the slow part in LIBERO) run in that many worker processes,
+    forked before the model is loaded, meanwhile.
     """
     from ..imagine.checkpoint import load_checkpoint
     from ..imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
@@ -68,10 +70,12 @@ def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, b
     from ..imagine.train import SentenceTable, TrainSettings, default_device
 
     path = ensure_checkpoint(str(recipe.train_from), backbone=backbone, lora=lora,
-                             settings=TrainSettings(epochs=recipe.train_epochs), progress=progress)
+                             settings=TrainSettings(epochs=recipe.train_epochs, precision=precision),
+                             progress=progress)
     provenance = checkpoint_provenance(path)
     provenance["actions_outside_space"] = 0  # counted while the episodes are generated
     provenance["workers"] = workers
+    provenance["generation_batch_size"] = batch_size
 
     def unchecked(domain, sim) -> Iterator[Episode]:
         model = load_checkpoint(path, default_device())

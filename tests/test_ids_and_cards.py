@@ -1,0 +1,82 @@
+"""DatasetId is parsed once, strictly; Card round-trips through JSON and refuses what it cannot read."""
+
+import json
+
+import pytest
+
+from imaginebench_data.cards.card import SCHEMA_VERSION, Card, CardError
+from imaginebench_data.datasets.ids import DatasetId, DatasetIdError
+
+
+def test_a_well_formed_id_parses_into_its_parts():
+    parsed = DatasetId.parse("imaginebench/clevr-hard-imaginary-v12")
+    assert (parsed.namespace, parsed.domain, parsed.level, parsed.source, parsed.version) == (
+        "imaginebench", "clevr", "hard", "imaginary", 12)
+    assert str(parsed) == "imaginebench/clevr-hard-imaginary-v12"
+    assert parsed.name == "clevr-hard-imaginary-v12"
+    assert DatasetId.parse(parsed) is parsed  # parsed once: a DatasetId passes through
+    assert parsed.with_(source="real", level="train") == DatasetId.parse("imaginebench/clevr-train-real-v12")
+    assert DatasetId.parse("imaginebench-original/babyai-easy-real-v0").namespace == "imaginebench-original"
+
+
+@pytest.mark.parametrize("text", [
+    "imaginebench/clevr-train-real-v00",          # leading zero
+    "imaginebench/clevr-train-real-v01",
+    "imaginebench/clevr-train-real-v\u0660",      # an Arabic-Indic zero is a digit to \d, not to us
+    "imaginebench/clevr-train-real-v\uff11",      # a full-width one
+    "imaginebench/clevr-train-real-v0\n",         # a trailing newline ($ would accept it)
+    " imaginebench/clevr-train-real-v0",
+    "imaginebench/clevr-train-real-v0 ",
+    "imaginebench/clevr-train-real",
+    "imaginebench/clevr-medium-real-v0",          # no such level
+    "imaginebench/clevr-train-verified-v0",       # no such source (yet)
+    "imaginebench/Clevr-train-real-v0",           # domains are lower case
+    "imaginebench/cl\u00e9vr-train-real-v0",
+    "i/clevr-train-real-v0",                      # a one-letter namespace
+    "clevr-train-real-v0",
+    "",
+])
+def test_malformed_ids_are_refused_naming_what_was_given(text):
+    with pytest.raises(DatasetIdError) as error:
+        DatasetId.parse(text)
+    assert repr(text) in str(error.value) and "expected '<namespace>/<domain>-<level>-<source>-v<N>'" in str(
+        error.value)
+
+
+def test_non_strings_are_refused():
+    with pytest.raises(DatasetIdError, match="malformed dataset id 7"):
+        DatasetId.parse(7)
+
+
+def card(**changes) -> Card:
+    fields = dict(id="imaginebench/clevr-easy-real-v0", domain="clevr", level="easy", source="real",
+                  scale="demo", episodes=2, steps=2, tasks=1, phrasings=1, goal_consistency=0.5,
+                  transition_error_rate=0.0, illegal_state_rate=0.25, illegal_by_kind={"overlap": 0.25},
+                  length={"mean": 1.0},
+                  returns={"mean": 0.5}, per_task={"push": {"episodes": 2}}, provenance={"seed": 3},
+                  checksum="c" * 64, notes={"state": "xy"})
+    return Card(**{**fields, **changes})
+
+
+def test_a_card_round_trips_through_json_with_its_schema_version():
+    original = card()
+    data = json.loads(original.dumps())
+    assert list(data)[:2] == ["schema_version", "id"] and data["schema_version"] == SCHEMA_VERSION
+    assert data["return"] == {"mean": 0.5} and "returns" not in data  # the documented JSON key
+    assert Card.from_json(data) == original == Card.from_json(original.dumps())
+    legacy = {k: v for k, v in data.items() if k != "schema_version"}  # cards written before version 1
+    assert Card.from_json(legacy) == original
+    assert original.dataset_id == DatasetId.parse("imaginebench/clevr-easy-real-v0")
+
+
+@pytest.mark.parametrize("data, message", [
+    ("{not json", "unparsable"),
+    ("[1, 2]", "expected a JSON object, found list"),
+    ({"schema_version": SCHEMA_VERSION + 1}, f"0..{SCHEMA_VERSION}, found {SCHEMA_VERSION + 1}"),
+    ({"schema_version": "1"}, "found '1'"),
+    ({"id": "x", "domain": "clevr"}, "expected keys"),
+])
+def test_unreadable_cards_say_what_was_expected_and_found(data, message):
+    with pytest.raises(CardError, match="card.json") as error:
+        Card.from_json(data, where="card.json")
+    assert message in str(error.value)
