@@ -2,8 +2,10 @@
 
 Contract (the same for every domain):
 - ``reset`` picks the next task of the level in a fixed cycle (or the pinned ``task``, or
-  ``options={"task": id}``), a phrasing of it, and a start state where it is not yet solved.
-  N resets cover every task N / n_tasks times.
+  ``options={"task": id}``; ``task_id``, as an episode's stored options name it, works too),
+  a phrasing of it, and a start state where it is not yet solved. N resets cover every task
+  N / n_tasks times. ``reset(seed=episode seed, options=episode options)`` gives back a real
+  episode's phrasing and start state.
 - ``step`` returns ``info["success"]`` from the task's predicate; the episode terminates on
   success and truncates at the task's horizon (50 steps for CLEVR, 1 for its easy level).
 """
@@ -38,13 +40,21 @@ class ImagineEnv(gym.Env):
         self.observation_space = observation_space(self.domain.state_space)
         self.action_space = self.domain.action_space
         self.render_mode = render_mode
-        self.sim = self.domain.simulator()
+        self._sim = None
         self._resets = 0
         self.task = self.pinned or self.tasks[0]
         self.state = np.zeros(self.domain.state_space.shape, np.float32)
         self.phrasing_id = 0
         self.instruction = self.task.phrasings[0]
         self.t = 0
+
+    @property
+    def sim(self):
+        """The domain's simulator, made on first use: creating the env stays cheap (Minari makes
+        one for every dataset it writes or shows; a LIBERO scene takes seconds to build)."""
+        if self._sim is None:
+            self._sim = self.domain.simulator()
+        return self._sim
 
     def _obs(self) -> dict[str, Any]:
         return {"state": self.state.copy(), "instruction": self.instruction}
@@ -55,8 +65,9 @@ class ImagineEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         options = options or {}
-        if "task" in options:
-            self.task = self.domain.task(self.level, options["task"])
+        task_id = options.get("task", options.get("task_id"))  # task_id: an episode's stored options
+        if task_id is not None:
+            self.task = self.domain.task(self.level, task_id)
         elif self.pinned is not None:
             self.task = self.pinned
         else:

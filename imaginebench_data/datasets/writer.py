@@ -3,6 +3,12 @@
 The episodes are streamed into ``minari.create_dataset_from_buffers`` inside a temporary
 root next to the destination (same file system), the card is added to the metadata, and
 only then is the folder moved into place. Any failure leaves the destination as it was.
+
+Every dataset stores two env specs, both the env of its own level (``eval_env_spec``): the
+``env_spec`` (the env the data belongs to; for ``<domain>-train-real`` the train-level env the
+expert ran in) and the ``eval_env_spec``, so ``recover_environment()`` and
+``recover_environment(eval_env=True)`` both work. ``dataset_size`` (MB) covers the files as
+they are finally installed, card included: ``metadata["dataset_size"] == storage.get_size()``.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from pathlib import Path
 import minari
 import numpy as np
 from minari.data_collector import EpisodeBuffer
+from minari.dataset.minari_storage import MinariStorage
 
 from ..cards.card import Card
 from ..core.domain import Domain
@@ -90,27 +97,42 @@ def write_dataset(dataset_id: str, episodes: Iterable[Episode], domain: Domain, 
     staging = Path(tempfile.mkdtemp(prefix=".imaginebench-staging-", dir=root))
     try:
         checksum = ArrayChecksum()
-        with _minari_root(staging), warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # Minari's "no code_permalink" etc.
-            dataset = minari.create_dataset_from_buffers(
-                dataset_id=str(parsed),
-                buffer=_buffers(episodes, domain, on_episode, checksum),
-                eval_env=eval_env_spec(domain.name, parsed.level),
-                observation_space=make_observation_space(domain.state_space),
-                action_space=domain.action_space,
-                algorithm_name="expert" if parsed.source == "real" else "language-model",
-                author={"imaginebench-data"},
-                code_permalink="builders/ (imaginebench-data)",
-                description=description,
-                requirements=["imaginebench-data"],
-                data_format="hdf5",
-            )
+        level_env = eval_env_spec(domain.name, parsed.level)
+        with _minari_root(staging):
+            with warnings.catch_warnings():
+                # The package has no contact address to give as author_email; Minari's reminder
+                # about it would print on every build. Its other reminders are met below.
+                warnings.filterwarnings("ignore", message="`author_email` is set to None",
+                                        category=UserWarning)
+                dataset = minari.create_dataset_from_buffers(
+                    dataset_id=str(parsed),
+                    buffer=_buffers(episodes, domain, on_episode, checksum),
+                    env=level_env,
+                    eval_env=level_env,
+                    observation_space=make_observation_space(domain.state_space),
+                    action_space=domain.action_space,
+                    algorithm_name="expert" if parsed.source == "real" else "language-model",
+                    author={"imaginebench-data"},
+                    code_permalink="builders/ (imaginebench-data)",
+                    description=description,
+                    requirements=["imaginebench-data"],
+                    data_format="hdf5",
+                )
             dataset.storage.update_metadata({CARD_KEY: make_card(checksum.hexdigest()).to_json()})
+            _settle_dataset_size(dataset.storage)
         _ensure_namespace(root, parsed.namespace)
         _install(staging / str(parsed), destination)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return destination
+
+
+def _settle_dataset_size(storage: MinariStorage) -> None:
+    """Store ``dataset_size`` as ``storage.get_size()`` measures the finished folder (Minari set it
+    before the card was added). Writing the number can change metadata.json's length, and so the
+    size, so repeat until what is stored is what is measured (once or twice)."""
+    while storage.metadata["dataset_size"] != (size := storage.get_size()):
+        storage.update_metadata({"dataset_size": size})
 
 
 def _install(built: Path, destination: Path) -> None:
