@@ -33,6 +33,10 @@ def __getattr__(name: str):
         "quality_frame": ("quality.frame", "quality_frame"),
         "build": ("pipeline.build", "build"),
     }
+    if name == "adapters":  # ib.adapters.to_d4rl(...) without importing the submodule first
+        import importlib
+
+        return importlib.import_module(f"{__name__}.adapters")
     if name in lazy:
         import importlib
 

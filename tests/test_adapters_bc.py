@@ -29,6 +29,9 @@ def train_set(minari_root, tmp_path):
 
 
 def test_d4rl_rows_are_minari_steps_with_the_instruction_appended(train_set):
+    import imaginebench_data as ib
+
+    assert ib.adapters.to_d4rl is to_d4rl  # as the README writes it, no submodule import first
     data = to_d4rl(train_set, encoder=Lengths())
     row = 0
     for episode in minari.load_dataset(train_set).iterate_episodes():
