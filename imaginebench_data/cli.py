@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import time
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from rich.table import Table
 # answered with one line and exit code 2; --debug shows the traceback instead.
 USER_ERRORS = (KeyError, ValueError, FileNotFoundError, FileExistsError, PermissionError)
 _options = {"debug": False}
+MAX_WORKERS = 4 * (os.cpu_count() or 1)
 
 
 class _App(typer.Typer):
@@ -78,7 +80,8 @@ def build(
     scale: str = typer.Option("demo", help="demo (minutes) or paper (the original's sizes)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing version."),
     skip_existing: bool = typer.Option(False, "--skip-existing", help="Leave built datasets as they are."),
-    workers: int = typer.Option(2, help="Processes rolling out episodes."),
+    workers: int = typer.Option(2, min=1, max=MAX_WORKERS, help="Processes rolling out and checking "
+                                f"episodes (1..{MAX_WORKERS}, 4 per CPU core)."),
     episodes: int | None = typer.Option(None, help="Override the scale's episode count."),
     cards_dir: Path | None = typer.Option(None, help="Where to write cards (default: cards/)."),
     backbone: str = typer.Option("scratch", help="Imaginary datasets: 'scratch' (a small GPT-2 trained "

@@ -110,3 +110,10 @@ def test_verify_passes_a_fresh_build_and_names_what_was_tampered_with(built, min
     _edit_stored(minari_root, HARD, "rewards", lambda rewards: rewards.__setitem__(0, rewards[0] + 1))
     changed = runner.invoke(app, ["verify", HARD])
     assert changed.exit_code == 1 and "the data changed after it was written" in changed.output
+
+
+@pytest.mark.parametrize("workers", ["0", "-3", "1000"])
+def test_worker_counts_outside_one_to_four_per_core_are_refused(minari_root, workers):
+    result = CliRunner().invoke(app, ["build", HARD, "--episodes", "1", "--workers", workers])
+    assert result.exit_code == 2 and "--workers" in result.output and "Traceback" not in result.output
+    assert not (minari_root / "imaginebench").exists()  # nothing was built
