@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -51,9 +50,7 @@ def _check_floor(verdict: Verdict, infos: dict, index: int) -> None:
 
 
 def _check_env(verdict: Verdict, dataset, level: str) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        env = dataset.recover_environment(eval_env=True)
+    env = dataset.recover_environment(eval_env=True)
     try:
         found = getattr(env.unwrapped, "level", None)
         if found != level:
