@@ -88,16 +88,16 @@ def train_offline(algo: str, datasets: dict[str, float], settings: OfflineSettin
     domain = load(next(iter(datasets))).card.domain
     config_class, discrete = algorithm_config(algo, domain)
     encoder = get_encoder(encoder)
-    datasets = [to_d3rlpy(load(dataset_id), encoder=encoder) for dataset_id in datasets]
-    buffer = mix(datasets, list(datasets.values()))
-    observations = np.concatenate([episode.observations for episode in datasets[0].episodes])
+    converted = [to_d3rlpy(load(dataset_id), encoder=encoder) for dataset_id in datasets]
+    buffer = mix(converted, list(datasets.values()))
+    observations = np.concatenate([episode.observations for episode in converted[0].episodes])
     scaler = d3rlpy.preprocessing.StandardObservationScaler(
         mean=observations.mean(0), std=observations.std(0) + 1e-3)
     d3rlpy.seed(settings.seed)
     algorithm = config_class(batch_size=settings.batch_size, observation_scaler=scaler).create(device="cpu:0")
     # built from the first dataset: d3rlpy's fitter would sample one transition of the mixed
     # buffer to size the networks, which MixedReplayBuffer does not support
-    algorithm.build_with_dataset(datasets[0])
+    algorithm.build_with_dataset(converted[0])
     losses = []
     per_epoch = min(100, settings.steps)
     for _, metrics in algorithm.fitter(buffer, n_steps=settings.steps, n_steps_per_epoch=per_epoch,
