@@ -10,10 +10,11 @@ import minari
 import numpy as np
 import pytest
 from minari.data_collector import EpisodeBuffer
-from tiny import toy_card
+from tiny import toy_card_of
 
-from imaginebench_data.cards.card import Card
+from imaginebench_data.datasets.read import read_card
 from imaginebench_data.loader import DatasetNotFoundError, Transitions, load
+from imaginebench_data.loader.transitions import DatasetChangedError
 
 CHARSET = string.ascii_letters + string.digits + " .,;:!?'\"-()/&"
 D = 4
@@ -22,7 +23,7 @@ EPISODES = [(3, True, "Push the red ball."), (5, False, "Move the blue ball."),
             (1, True, "Push the red ball."), (4, False, "Get the green ball.")]
 
 
-def write_dataset(dataset_id, episodes=EPISODES, card=None, reward_offset=0.0, legal_false=(),
+def write_dataset(dataset_id, episodes=EPISODES, card=True, reward_offset=0.0, legal_false=(),
                   transition_bad=()):
     """A Minari dataset whose state at step t of episode e is [e, t, 100 e + t, 0].
 
@@ -58,8 +59,8 @@ def write_dataset(dataset_id, episodes=EPISODES, card=None, reward_offset=0.0, l
     with pytest.warns(UserWarning):  # Minari's reminders about authors, permalinks, ...
         ds = minari.create_dataset_from_buffers(dataset_id, buffers, observation_space=obs_space,
                                                 action_space=gym.spaces.Discrete(40), data_format="hdf5")
-    if card is not None:
-        ds.storage.update_metadata({"imaginebench_card": card})
+    if card:  # a card with the checksum the arrays really hash to
+        ds.storage.update_metadata({"imaginebench_card": toy_card_of(ds, dataset_id)})
     return ds
 
 
@@ -70,15 +71,10 @@ def datasets(tmp_path, monkeypatch):
     return tmp_path
 
 
-def card_json(checksum: str) -> dict:
-    return toy_card("imaginebench/toy-train-real-v0", checksum)
-
-
-CARD = card_json("a" * 64)
 
 
 def test_alignment(datasets):
-    write_dataset("imaginebench/toy-train-real-v0", card=CARD, legal_false=[(1, 2)], transition_bad=[(3, 2)])
+    write_dataset("imaginebench/toy-train-real-v0", legal_false=[(1, 2)], transition_bad=[(3, 2)])
     tr = load("imaginebench/toy-train-real-v0")
     assert isinstance(tr, Transitions)
     lengths = [length for length, _, _ in EPISODES]
@@ -107,7 +103,7 @@ def test_alignment(datasets):
 
 
 def test_instructions_flags_and_episodes(datasets):
-    write_dataset("imaginebench/toy-train-real-v0", card=CARD, legal_false=[(1, 2)], transition_bad=[(3, 2)])
+    write_dataset("imaginebench/toy-train-real-v0", legal_false=[(1, 2)], transition_bad=[(3, 2)])
     tr = load("imaginebench/toy-train-real-v0")
     assert tr.instructions == ["Get the green ball.", "Move the blue ball.", "Push the red ball."]
     expected = np.array([EPISODES[ep][2] for ep in tr.episode_ids])
@@ -130,11 +126,12 @@ def test_instructions_flags_and_episodes(datasets):
     assert ep["phrasing_id"].tolist() == [0, 1, 0, 1]
     assert ep["length"].tolist() == [3, 5, 1, 4]
     np.testing.assert_allclose(ep["return"], [0.3, 6.0, 2.0, 12.6], rtol=1e-5)
-    assert tr.card == Card.from_json(CARD) and tr.dataset_id == "imaginebench/toy-train-real-v0"
+    assert tr.card == read_card("imaginebench/toy-train-real-v0")
+    assert tr.dataset_id == "imaginebench/toy-train-real-v0"
 
 
 def test_cache_skips_minari_and_checksum_invalidates(datasets, monkeypatch):
-    write_dataset("imaginebench/toy-train-real-v0", card=CARD)
+    write_dataset("imaginebench/toy-train-real-v0")
     first = load("imaginebench/toy-train-real-v0")
     assert len(list((datasets / "cache").glob("*.npz"))) == 1
 
@@ -157,7 +154,7 @@ def test_cache_skips_minari_and_checksum_invalidates(datasets, monkeypatch):
     monkeypatch.undo()
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(datasets / "minari"))
     monkeypatch.setenv("IMAGINEBENCH_CACHE", str(datasets / "cache"))
-    write_dataset("imaginebench/toy-train-real-v0", card=card_json("b" * 64), reward_offset=5.0)
+    write_dataset("imaginebench/toy-train-real-v0", reward_offset=5.0)  # other arrays: another checksum
     monkeypatch.setattr(minari, "MinariDataset", fail)
     with pytest.raises(RuntimeError, match="MinariDataset called"):
         load("imaginebench/toy-train-real-v0")
@@ -169,14 +166,14 @@ def test_cache_skips_minari_and_checksum_invalidates(datasets, monkeypatch):
 
 
 def test_a_dataset_without_a_card_is_refused_by_name(datasets):
-    write_dataset("imaginebench/nocard-train-real-v0")
+    write_dataset("imaginebench/nocard-train-real-v0", card=False)
     with pytest.raises(DatasetNotFoundError, match="nocard-train-real-v0.*not written by imaginebench-data"):
         load("imaginebench/nocard-train-real-v0", cache_dir=datasets / "other")
     assert not (datasets / "other").exists()
 
 
 def test_unknown_id(datasets):
-    write_dataset("imaginebench/toy-train-real-v0", card=CARD)
+    write_dataset("imaginebench/toy-train-real-v0")
     with pytest.raises(DatasetNotFoundError) as info:
         load("imaginebench/nope-easy-real-v0")
     message = str(info.value)
@@ -184,3 +181,67 @@ def test_unknown_id(datasets):
     assert "imaginebench/toy-train-real-v0" in message  # what is available
     assert str(datasets / "minari") in message  # where it looked
     assert isinstance(info.value, KeyError)
+
+
+TOY = "imaginebench/toy-train-real-v0"
+
+
+def _edit_rewards(datasets, value: float) -> None:
+    """Change one stored reward behind Minari's back (the card keeps the old checksum)."""
+    import h5py
+
+    with h5py.File(datasets / "minari" / TOY / "data" / "main_data.hdf5", "r+") as f:
+        f["episode_0"]["rewards"][0] = value
+
+
+def test_changed_data_is_neither_served_nor_cached_and_a_clean_copy_loads_again(datasets):
+    write_dataset(TOY)
+    clean = load(TOY, cache_dir=datasets / "fresh")  # to compare with later
+    original = float(clean.rewards[0])
+    _edit_rewards(datasets, 99.0)
+    with pytest.raises(DatasetChangedError, match=r"hash to .* its card says .*changed after it was written"):
+        load(TOY)
+    cached = list((datasets / "cache").glob("*")) if (datasets / "cache").exists() else []
+    assert cached == []  # nothing was cached under the clean data's checksum
+    _edit_rewards(datasets, original)  # the clean data again (as a rebuild writes it)
+    again = load(TOY)
+    np.testing.assert_array_equal(again.rewards, clean.rewards)
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "json"])
+def test_a_damaged_cache_entry_is_rebuilt(datasets, damage):
+    write_dataset(TOY)
+    first = load(TOY)
+    npz = next((datasets / "cache").glob("*.npz"))
+    if damage == "truncate":
+        npz.write_bytes(npz.read_bytes()[:100])
+    elif damage == "flip":
+        data = bytearray(npz.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        npz.write_bytes(bytes(data))
+    else:
+        npz.with_suffix(".json").write_text("{not json")
+    with pytest.warns(UserWarning, match="is damaged.*rebuilding"):
+        second = load(TOY)
+    np.testing.assert_array_equal(second.rewards, first.rewards)
+    np.testing.assert_array_equal(second.observations, first.observations)
+    assert load(TOY).rewards.tolist() == first.rewards.tolist()  # the rebuilt entry serves again
+
+
+def test_an_unwritable_cache_slows_loading_but_never_fails_it(datasets, monkeypatch):
+    import imaginebench_data.loader.cache as cache
+
+    write_dataset(TOY)
+    blocked = datasets / "blocked"
+    blocked.write_text("a file where the cache folder should be")  # unwritable even for root
+    with pytest.warns(UserWarning, match="cannot write the loader cache"):
+        assert len(load(TOY, cache_dir=blocked / "cache")) == 13
+
+    def disk_full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cache.np, "savez", disk_full)
+    full = datasets / "full"
+    with pytest.warns(UserWarning, match="No space left on device"):
+        assert len(load(TOY, cache_dir=full)) == 13
+    assert list(full.iterdir()) == []  # no partial temporary file is left behind

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import torch
 from minari.data_collector import EpisodeBuffer
-from tiny import toy_card
+from tiny import toy_card_of
 
 from imaginebench_data.loader import Sampler, Transitions, get_encoder, largest_remainder
 
@@ -143,7 +143,7 @@ def test_sources_given_by_id(tmp_path, monkeypatch):
             dataset = minari.create_dataset_from_buffers(name, [buffer], observation_space=space,
                                                          action_space=gym.spaces.Discrete(40),
                                                          data_format="hdf5")
-        dataset.storage.update_metadata({"imaginebench_card": toy_card(name, str(k) * 64)})
+        dataset.storage.update_metadata({"imaginebench_card": toy_card_of(dataset, name)})
     ratios = {"imaginebench/toya-train-real-v0": 2, "imaginebench/toyb-hard-imaginary-v0": 1}
     sampler = Sampler(ratios, encoder=None, cache_dir=str(tmp_path / "cache"))
     assert sampler.names == ["imaginebench/toya-train-real-v0", "imaginebench/toyb-hard-imaginary-v0"]

@@ -23,3 +23,15 @@ def toy_card(dataset_id: str, checksum: str = "a" * 64, domain: str = "clevr") -
                 steps=0, tasks=0, phrasings=0, goal_consistency=0.0, transition_error_rate=0.0,
                 illegal_state_rate=0.0, illegal_by_kind={}, length={}, returns={}, per_task={},
                 provenance={}, checksum=checksum).to_json()
+
+
+def toy_card_of(dataset, dataset_id: str, domain: str = "clevr") -> dict:
+    """``toy_card`` with the checksum the arrays of the Minari ``dataset`` really hash to."""
+    from imaginebench_data.datasets.checksum import ArrayChecksum
+    from imaginebench_data.datasets.read import stored_episodes
+    from imaginebench_data.domains import get_domain
+
+    checksum = ArrayChecksum()
+    for episode in stored_episodes(dataset, get_domain(domain)):
+        checksum.update(episode)
+    return toy_card(dataset_id, checksum.hexdigest(), domain)

@@ -28,8 +28,6 @@ step order; episodes follow Minari's episode order. Per-row quality flags, from 
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,11 +38,12 @@ import pandas as pd
 
 from ..cards.card import Card
 from ..core.episode import Episode
+from ..datasets.checksum import ArrayChecksum
 from ..datasets.ids import DatasetId
 from ..datasets.read import open_dataset, plain_value, read_card, stored_episodes
 from ..domains import get_domain
+from . import cache
 
-CACHE_VERSION = 1
 _ARRAYS = ("observations", "next_observations", "actions", "rewards", "terminals", "timeouts",
            "episode_ids", "steps", "instruction_ids", "legal", "transition_ok", "success",
            "goal_consistent")
@@ -106,36 +105,47 @@ def load(dataset_id: str | DatasetId, *, cache_dir: str | os.PathLike | None = N
 
     The dataset is read from ``$MINARI_DATASETS_PATH`` (default ``~/.minari/datasets``) once,
     flattened, and cached in ``cache_dir`` (default ``default_cache_dir()``) as a ``.npz``
-    plus a JSON for strings, keyed by the card's checksum. Later loads read the cache
-    without Minari.
+    plus a JSON for strings, keyed by the card's checksum (see ``loader/cache.py``: entries
+    are checked when read and rebuilt when damaged; a cache that cannot be written only
+    makes loading slower). Later loads read the cache without Minari.
 
     Raises ``DatasetNotFoundError`` (a ``KeyError``) naming the id, the folder searched and
-    the locally available imaginebench ids.
+    the locally available imaginebench ids, and ``DatasetChangedError`` (a ``ValueError``)
+    when the stored arrays no longer hash to the card's checksum: such data is neither
+    served nor cached.
     """
     dataset_id = DatasetId.parse(dataset_id)
     card = read_card(dataset_id)
-    cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    stem = cache / f"{dataset_id.namespace}_{dataset_id.name}-{_cache_key(card)}"
+    folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    stem = folder / f"{dataset_id.namespace}_{dataset_id.name}-{cache.cache_key(card.checksum)}"
     cached = _read_cache(stem, str(dataset_id), card)
     if cached is not None:
         return cached
     dataset, card = open_dataset(dataset_id)
-    transitions = _flatten(str(dataset_id), dataset, card)
+    transitions, checksum = _flatten(str(dataset_id), dataset, card)
+    if checksum != card.checksum:
+        raise DatasetChangedError(
+            f"dataset {dataset_id}: its arrays hash to {checksum[:12]}, its card says {card.checksum[:12]}: "
+            f"the data changed after it was written (`imaginebench verify {dataset_id}` names the episode; "
+            "rebuild it with --force)")
     _write_cache(stem, transitions)
     return transitions
 
 
-def _cache_key(card: Card) -> str:
-    return hashlib.sha256(f"v{CACHE_VERSION}|checksum:{card.checksum}".encode()).hexdigest()[:20]
+class DatasetChangedError(ValueError):
+    """A dataset whose arrays no longer hash to its card's checksum: never served, never cached."""
 
 
-def _flatten(dataset_id: str, dataset: Any, card: Card) -> Transitions:
+def _flatten(dataset_id: str, dataset: Any, card: Card) -> tuple[Transitions, str]:
+    """The dataset's transitions, and the checksum its arrays hash to (as the writer's)."""
     parts: dict[str, list[np.ndarray]] = {name: [] for name in _ARRAYS if name != "instruction_ids"}
     texts: list[str] = []
     lengths: list[int] = []
     rows: list[dict[str, Any]] = []
+    checksum = ArrayChecksum()
     episodes = stored_episodes(dataset, get_domain(card.domain))
     for index, episode in zip(dataset.episode_indices, episodes):
+        checksum.update(episode)
         rows.append(_append_episode(parts, int(index), episode))
         texts.append(episode.instruction)
         lengths.append(len(episode))
@@ -162,7 +172,7 @@ def _flatten(dataset_id: str, dataset: Any, card: Card) -> Transitions:
         goal_consistent=arrays["goal_consistent"].astype(bool, copy=False),
         episodes=frame,
         card=card,
-    )
+    ), checksum.hexdigest()
 
 
 def _flag(infos: dict[str, np.ndarray], key: str, length: int, default: bool) -> np.ndarray:
@@ -201,17 +211,11 @@ def _append_episode(parts: dict[str, list[np.ndarray]], index: int, episode: Epi
 
 
 def _read_cache(stem: Path, dataset_id: str, card: Card) -> Transitions | None:
-    """The cached arrays, or None; ``card`` is the current one (its metadata may have changed)."""
-    npz, meta = _file(stem, ".npz"), _file(stem, ".json")
-    if not (npz.exists() and meta.exists()):
+    """The cached transitions, or None; ``card`` is the current one (its metadata may have changed)."""
+    entry = cache.read(stem, _ARRAYS)
+    if entry is None:
         return None
-    try:
-        with open(meta) as f:
-            strings = json.load(f)
-        with np.load(npz, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in _ARRAYS}
-    except (OSError, ValueError, KeyError):
-        return None  # a broken cache is rebuilt
+    arrays, strings = entry
     episodes = pd.DataFrame(strings["episodes"], columns=list(_EPISODE_COLUMNS))
     episodes["seed"] = episodes["seed"].astype("Int64")
     return Transitions(dataset_id=dataset_id, instructions=strings["instructions"], episodes=episodes,
@@ -219,18 +223,7 @@ def _read_cache(stem: Path, dataset_id: str, card: Card) -> Transitions | None:
 
 
 def _write_cache(stem: Path, transitions: Transitions) -> None:
-    stem.parent.mkdir(parents=True, exist_ok=True)
     episodes = transitions.episodes.astype(object).where(transitions.episodes.notna(), None)
     strings = {"dataset_id": transitions.dataset_id, "instructions": transitions.instructions,
                "card": transitions.card.to_json(), "episodes": episodes.to_dict(orient="records")}
-    tmp = f".tmp-{os.getpid()}"
-    with open(_file(stem, ".npz" + tmp), "wb") as f:
-        np.savez(f, **{name: getattr(transitions, name) for name in _ARRAYS})
-    with open(_file(stem, ".json" + tmp), "w") as f:
-        json.dump(strings, f, default=plain_value)
-    for suffix in (".npz", ".json"):
-        os.replace(_file(stem, suffix + tmp), _file(stem, suffix))
-
-
-def _file(stem: Path, suffix: str) -> Path:
-    return stem.parent / (stem.name + suffix)
+    cache.write(stem, {name: getattr(transitions, name) for name in _ARRAYS}, strings, plain_value)
