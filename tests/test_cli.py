@@ -117,3 +117,27 @@ def test_worker_counts_outside_one_to_four_per_core_are_refused(minari_root, wor
     result = CliRunner().invoke(app, ["build", HARD, "--episodes", "1", "--workers", workers])
     assert result.exit_code == 2 and "--workers" in result.output and "Traceback" not in result.output
     assert not (minari_root / "imaginebench").exists()  # nothing was built
+
+
+def test_verify_checks_every_dataset_and_names_each_broken_one(built, minari_root, tmp_path):
+    easy = "imaginebench/clevr-easy-real-v0"
+    result = CliRunner().invoke(app, ["build", easy, "--episodes", "3", "--workers", "1",
+                                      "--cards-dir", str(tmp_path / "cards")])
+    assert result.exit_code == 0, result.output
+    # flipped success flags change no array of the checksum, but the card's figures no longer match
+    _edit_stored(minari_root, HARD, "infos/success", lambda success: success.__setitem__(-1, not success[-1]))
+    hdf5 = minari_root / easy / "data" / "main_data.hdf5"
+    hdf5.write_bytes(hdf5.read_bytes()[:1000])  # a truncated file
+    result = CliRunner().invoke(app, ["verify"], env={"COLUMNS": "300"})
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "0 of 2 datasets verified" in result.output
+    assert "card figure 'goal_consistency'" in result.output  # the flipped flag, found
+    assert "cannot be read" in result.output  # the truncated file, named, and the run went on
+
+
+def test_verify_never_raises(minari_root):
+    from imaginebench_data.datasets.verify import verify as verify_one
+
+    for dataset_id in ("imaginebench/clevr-easy-real-v00", "imaginebench/clevr-easy-real-v3"):
+        verdict = verify_one(dataset_id)
+        assert not verdict.ok and verdict.problems[0].startswith("cannot be read")

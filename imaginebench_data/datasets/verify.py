@@ -7,8 +7,12 @@
   instructions and stored simulator states, as written);
 - does ``recover_environment(eval_env=True)`` give the eval env of its level, whose reset
   observation fits its observation space;
+- do the card's figures (goal consistency, the error and illegal-state rates, lengths,
+  returns, per task) equal the same figures recomputed from the stored per-step flags;
 - real data only: does it meet its checkers' floor, recomputed from the per-step flags the
   checkers stored (every state legal, every transition re-simulated within tolerance).
+
+It never raises: whatever cannot be read is a problem of that dataset, named.
 
 ``imaginebench verify`` runs it over local datasets; a new process is a fresh reader.
 """
@@ -18,8 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
+from ..cards.card import Card, build_card
 from ..domains import get_domain
+from ..quality.frame import episode_row
 from .checksum import ArrayChecksum
 from .ids import DatasetId
 from .read import open_dataset, stored_episodes
@@ -62,22 +69,49 @@ def _check_env(verdict: Verdict, dataset, level: str) -> None:
         env.close()
 
 
-def verify(dataset_id: str) -> Verdict:
-    """Check a local dataset (see the module docstring); problems are listed, never raised."""
-    parsed = DatasetId.parse(dataset_id)
-    verdict = Verdict(dataset_id)
-    dataset, card = open_dataset(dataset_id)
+# The card's figures, recomputed from the stored per-step flags and compared.
+FIGURES = ("tasks", "phrasings", "goal_consistency", "transition_error_rate", "illegal_state_rate",
+           "illegal_by_kind", "length", "returns", "per_task")
+
+
+def verify(dataset_id: str | DatasetId) -> Verdict:
+    """Check a local dataset (see the module docstring). Never raises: a dataset that cannot be
+    read (a malformed id, a damaged file or card) is reported broken with the reason."""
+    verdict = Verdict(str(dataset_id))
+    try:
+        _verify(verdict, DatasetId.parse(dataset_id))
+    except Exception as error:  # anything unreadable: broken, with the reason, never a crash
+        reason = error.args[0] if isinstance(error, KeyError) and error.args else error
+        verdict.problems.append(f"cannot be read: {type(error).__name__}: {reason}")
+    return verdict
+
+
+def _verify(verdict: Verdict, parsed: DatasetId) -> None:
+    dataset, card = open_dataset(parsed)
+    domain = get_domain(parsed.domain)
     verdict.episodes, verdict.steps = dataset.total_episodes, dataset.total_steps
     for key, found in (("episodes", verdict.episodes), ("steps", verdict.steps)):
         if getattr(card, key) != found:
             verdict.problems.append(f"card says {getattr(card, key)} {key}, Minari reads {found}")
-    checksum = ArrayChecksum()
-    for index, episode in enumerate(stored_episodes(dataset, get_domain(parsed.domain))):
+    checksum, rows = ArrayChecksum(), []
+    for index, episode in enumerate(stored_episodes(dataset, domain)):
         checksum.update(episode)
+        rows.append(episode_row(domain, episode.metadata, episode.rewards, episode.infos))
         if parsed.source == "real" and len(verdict.problems) < 5:
             _check_floor(verdict, episode.infos, index)
     if checksum.hexdigest() != card.checksum:
         verdict.problems.append(f"arrays hash to {checksum.hexdigest()[:12]}, the card says "
                                 f"{str(card.checksum)[:12]}: the data changed after it was written")
+    _check_figures(verdict, card, build_card(parsed, domain, pd.DataFrame(rows), card.checksum,
+                                             scale=card.scale, provenance={}))
     _check_env(verdict, dataset, parsed.level)
-    return verdict
+
+
+def _check_figures(verdict: Verdict, card: Card, recomputed: Card) -> None:
+    """The card's figures against the same figures recomputed from the stored flags."""
+    differ = [name for name in FIGURES if getattr(card, name) != getattr(recomputed, name)]
+    for name in differ[:3]:
+        stated, found = getattr(card, name), getattr(recomputed, name)
+        detail = (f"{stated} on the card, {found} from the stored flags"
+                  if not isinstance(stated, dict) else "the card's differ from the stored flags'")
+        verdict.problems.append(f"card figure {name!r}: {detail}")
