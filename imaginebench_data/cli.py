@@ -31,12 +31,28 @@ class _App(typer.Typer):
                     if _options["debug"]:
                         raise
                     message = error.args[0] if isinstance(error, KeyError) and error.args else error
-                    err_console.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+                    err_console.print(f"[red]error:[/red] {message}{_did_you_mean(error)}", highlight=False,
+                                      soft_wrap=True)
                     raise typer.Exit(2) from None
 
             return register(answered)
 
         return decorator
+
+
+def _did_you_mean(error: Exception) -> str:
+    """" Did you mean ID?" for an id that is close to one a recipe builds or one that is local."""
+    given = getattr(error, "given", None)
+    if not isinstance(given, str):
+        return ""
+    import difflib
+
+    from .datasets.read import local_ids
+    from .pipeline.recipe import load_recipes
+
+    known = sorted(set(load_recipes()) | set(local_ids()))
+    close = difflib.get_close_matches(given.strip(), known, n=1, cutoff=0.8)
+    return f" Did you mean {close[0]!r}?" if close else ""
 
 
 app = _App(help="Build, check, document and inspect ImagineBench datasets.", no_args_is_help=True)

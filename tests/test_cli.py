@@ -141,3 +141,18 @@ def test_verify_never_raises(minari_root):
     for dataset_id in ("imaginebench/clevr-easy-real-v00", "imaginebench/clevr-easy-real-v3"):
         verdict = verify_one(dataset_id)
         assert not verdict.ok and verdict.problems[0].startswith("cannot be read")
+
+
+@pytest.mark.parametrize("given, meant", [
+    ("imaginebench/clevr-train-real-v00", "imaginebench/clevr-train-real-v0"),  # malformed
+    ("imaginebench/clever-train-real-v0", "imaginebench/clevr-train-real-v0"),  # no such recipe
+    ("imaginebench/clevr-hard-real-v1", "imaginebench/clevr-hard-real-v0"),
+])
+def test_a_mistyped_id_gets_a_did_you_mean(minari_root, given, meant):
+    result = CliRunner().invoke(app, ["build", given, "--episodes", "1"])
+    assert result.exit_code == 2 and f"Did you mean {meant!r}?" in result.output
+
+
+def test_a_mistyped_option_gets_a_did_you_mean(minari_root):
+    result = CliRunner().invoke(app, ["build", HARD, "--forc"])
+    assert result.exit_code == 2 and "--force" in result.output

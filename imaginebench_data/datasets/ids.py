@@ -20,7 +20,12 @@ _ID = re.compile(
 
 
 class DatasetIdError(ValueError):
-    """A string that is not a dataset id; the message shows what was given and what is expected."""
+    """A string that is not a dataset id; the message shows what was given and what is expected
+    (``given``: the text, for a "did you mean")."""
+
+    def __init__(self, message: str, given: object = None) -> None:
+        super().__init__(message)
+        self.given = given
 
 
 @dataclass(frozen=True, order=True)
@@ -44,7 +49,7 @@ class DatasetId:
             raise DatasetIdError(
                 f"malformed dataset id {text!r}: expected '<namespace>/<domain>-<level>-<source>-v<N>' "
                 f"with level one of {'|'.join(LEVELS)}, source one of {'|'.join(SOURCES)} and N a "
-                f"version number without leading zeros, e.g. '{NAMESPACE}/clevr-train-real-v0'")
+                f"version number without leading zeros, e.g. '{NAMESPACE}/clevr-train-real-v0'", given=text)
         fields = match.groupdict()
         return cls(fields["namespace"], fields["domain"], fields["level"], fields["source"],
                    int(fields["version"]))

@@ -17,6 +17,17 @@ from .publish import publish
 from .recipe import Recipe, load_recipes
 
 
+class UnknownRecipeError(KeyError):
+    """No recipe builds this id (``given``, for a "did you mean")."""
+
+    def __init__(self, message: str, given: str) -> None:
+        super().__init__(message)
+        self.given = given
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 @dataclass
 class BuildResult:
     dataset_id: DatasetId
@@ -50,8 +61,8 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
     dataset_id = DatasetId.parse(dataset_id)
     recipes = recipes if recipes is not None else load_recipes()
     if str(dataset_id) not in recipes:
-        known = ", ".join(sorted(recipes)) or "none"
-        raise KeyError(f"no recipe builds {str(dataset_id)!r}; recipes exist for: {known}")
+        raise UnknownRecipeError(f"no recipe builds {str(dataset_id)!r} (`imaginebench list` shows the "
+                                 f"{len(recipes)} that exist)", given=str(dataset_id))
     recipe = recipes[str(dataset_id)]
     domain = get_domain(recipe.domain)
     count = episodes if episodes is not None else recipe.episodes[scale]
