@@ -27,6 +27,12 @@ class _App(typer.Typer):
             def answered(*a, **k):
                 try:
                     return function(*a, **k)
+                except KeyboardInterrupt:
+                    if _options["debug"]:
+                        raise
+                    err_console.print("interrupted: nothing half-written was left; existing datasets are "
+                                      "as they were", highlight=False, soft_wrap=True)
+                    raise typer.Exit(130) from None
                 except USER_ERRORS as error:
                     if _options["debug"]:
                         raise

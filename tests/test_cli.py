@@ -156,3 +156,33 @@ def test_a_mistyped_id_gets_a_did_you_mean(minari_root, given, meant):
 def test_a_mistyped_option_gets_a_did_you_mean(minari_root):
     result = CliRunner().invoke(app, ["build", HARD, "--forc"])
     assert result.exit_code == 2 and "--force" in result.output
+
+
+def test_ctrl_c_stops_the_workers_removes_staging_and_prints_one_line(minari_root, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    command = [str(Path(sys.executable).with_name("imaginebench")), "build",
+               "imaginebench/clevr-train-real-v0", "--episodes", "2000", "--workers", "2",
+               "--cards-dir", str(tmp_path / "cards")]
+    env = {**os.environ, "MINARI_DATASETS_PATH": str(minari_root)}
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True, env=env)
+    deadline = time.monotonic() + 120
+    while not list(minari_root.glob(".imaginebench-staging-*")):  # the build is under way
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, out + err
+    assert "Traceback" not in out + err and "KeyboardInterrupt" not in out + err
+    assert sum("interrupted" in line for line in err.splitlines()) == 1  # one line, no worker tracebacks
+    time.sleep(0.5)
+    with pytest.raises(ProcessLookupError):  # no worker of the pool outlives the build
+        os.killpg(process.pid, 0)
+    assert not list(minari_root.glob(".imaginebench-staging-*"))  # staging removed
+    assert not (minari_root / "imaginebench" / "clevr-train-real-v0").exists()

@@ -7,6 +7,7 @@ card's provenance should say about the generator.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -37,10 +38,17 @@ def _annotate_job(episode: Episode) -> Episode:
     return annotate(_WORKER["domain"], episode, _WORKER["sim"])
 
 
+def _init_pool_worker(domain_name: str) -> None:
+    # Ctrl-C reaches the whole process group: the main process stops the build (and the pool
+    # with it); workers ignore it rather than each printing a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _init_worker(domain_name)
+
+
 def _worker_pool(domain_name: str, workers: int):
     """``workers`` forked processes, each with its own simulator of the domain."""
     context = multiprocessing.get_context("fork")
-    return context.Pool(workers, initializer=_init_worker, initargs=(domain_name,))
+    return context.Pool(workers, initializer=_init_pool_worker, initargs=(domain_name,))
 
 
 def expert_episodes(recipe: Recipe, count: int, workers: int) -> Iterator[Episode]:
