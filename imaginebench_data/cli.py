@@ -46,6 +46,18 @@ class _App(typer.Typer):
         return decorator
 
 
+def _ours(dataset_id: str) -> bool:
+    """Whether a local dataset carries our card (another package's may share the Minari folder)."""
+    import json
+
+    from .datasets.read import CARD_KEY, data_path
+
+    try:
+        return CARD_KEY in json.loads((data_path(dataset_id) / "metadata.json").read_text())
+    except (OSError, ValueError):
+        return True  # unreadable: ours or not, verify reports it
+
+
 def _did_you_mean(error: Exception) -> str:
     """" Did you mean ID?" for an id that is close to one a recipe builds or one that is local."""
     given = getattr(error, "given", None)
@@ -192,7 +204,12 @@ def verify(
 
     chosen = list(ids or [])
     if domains or not chosen:
-        chosen += [i for i in local_ids() if not domains or DatasetId.parse(i).domain in domains]
+        found = [i for i in local_ids() if not domains or DatasetId.parse(i).domain in domains]
+        foreign = [i for i in found if not _ours(i)]
+        if foreign:
+            console.print(f"skipped {len(foreign)} dataset(s) not written by imaginebench-data: "
+                          f"{', '.join(foreign)}")
+        chosen += [i for i in found if i not in foreign]
     if not chosen:
         console.print("no local imaginebench datasets to verify")
         raise typer.Exit(1)

@@ -186,3 +186,25 @@ def test_ctrl_c_stops_the_workers_removes_staging_and_prints_one_line(minari_roo
         os.killpg(process.pid, 0)
     assert not list(minari_root.glob(".imaginebench-staging-*"))  # staging removed
     assert not (minari_root / "imaginebench" / "clevr-train-real-v0").exists()
+
+
+def test_another_packages_datasets_in_the_minari_folder_are_skipped_with_a_note(built, minari_root):
+    import gymnasium as gym
+    import minari
+    import numpy as np
+    from minari.data_collector import EpisodeBuffer
+
+    buffer = EpisodeBuffer(id=0, observations=np.zeros((3, 2), np.float32), actions=np.zeros(2, np.int64),
+                           rewards=np.zeros(2), terminations=np.array([False, True]),
+                           truncations=np.zeros(2, bool))
+    for name in ("otherpkg/cartpole-expert-v0", "imaginebench/cartpole-train-real-v0"):
+        with pytest.warns(UserWarning):
+            minari.create_dataset_from_buffers(name, [buffer], observation_space=gym.spaces.Box(-1, 1, (2,)),
+                                               action_space=gym.spaces.Discrete(2))
+    result = CliRunner().invoke(app, ["verify"], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert "skipped 1 dataset(s) not written by imaginebench-data: imaginebench/cartpole-train-real-v0" in (
+        result.output)
+    assert "1 of 1 datasets verified" in result.output
+    listing = CliRunner().invoke(app, ["list"])
+    assert listing.exit_code == 0
