@@ -77,11 +77,26 @@ def test_filters_exclude_flagged_rows():
     assert len(np.unique(rows)) == 30  # uniform over all 30 kept rows
 
 
+def test_the_clean_preset_keeps_legal_goal_consistent_rows_and_adapters_agree():
+    from imaginebench_data.adapters import to_d4rl
+
+    n = 40
+    legal, consistent = np.arange(n) % 4 != 0, np.arange(n) < 28
+    a = make_transitions("imaginary", n, legal=legal, goal_consistent=consistent)
+    sampler = Sampler({a: 1}, encoder=None, filters="clean")
+    assert sampler.filters == ("legal", "goal_consistent")
+    assert sampler.counts == {"imaginary": int((legal & consistent).sum())} == {"imaginary": 21}
+    kept = to_d4rl(a, encoder=None, filters="clean")["observations"][:, 1].astype(int)
+    np.testing.assert_array_equal(kept, np.flatnonzero(legal & consistent))
+    assert Sampler({a: 1}, encoder=None, filters=("clean", "legal", "success")).filters == (
+        "legal", "goal_consistent", "success")  # presets expand, repeats drop
+
+
 def test_filter_that_empties_a_source():
     a = make_transitions("real", 10, success=np.zeros(10, bool))
     with pytest.raises(ValueError, match=r"filter 'success' leaves dataset 'real'"):
         Sampler({a: 1.0}, encoder=None, filters=("success",))
-    with pytest.raises(ValueError, match="unknown filter"):
+    with pytest.raises(ValueError, match=r"unknown filter 'legl'.*clean \(legal and goal_consistent\)"):
         Sampler({a: 1.0}, encoder=None, filters=("legl",))
 
 

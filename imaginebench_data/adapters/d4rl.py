@@ -18,20 +18,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..loader.encoders import DEFAULT_ENCODER, get_encoder
-from ..loader.sampler import FILTERS
+from ..loader.filters import keep_mask
 from ..loader.transitions import Transitions, load
 
 
 def to_d4rl(dataset: str | Transitions, encoder=DEFAULT_ENCODER, filters=()) -> dict[str, np.ndarray]:
     """The D4RL dict of ``dataset`` (a dataset id or ``Transitions``); ``encoder`` None keeps
-    the bare states; ``filters`` (names from ``Sampler``'s FILTERS) drop flagged rows."""
+    the bare states; ``filters`` (flags or presets, see ``loader/filters.py``) drop flagged rows."""
     transitions = load(dataset) if isinstance(dataset, str) else dataset
-    unknown = set(filters) - set(FILTERS)
-    if unknown:
-        raise ValueError(f"unknown filters {sorted(unknown)}; expected names from {FILTERS}")
-    keep = np.ones(len(transitions), bool)
-    for name in filters:
-        keep &= getattr(transitions, name)
+    keep = keep_mask(transitions, filters)
     observations, next_observations = transitions.observations[keep], transitions.next_observations[keep]
     encoder = get_encoder(encoder)
     if encoder is not None:

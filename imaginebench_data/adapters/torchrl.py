@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from ..loader.encoders import DEFAULT_ENCODER
+from ..loader.filters import keep_mask
 from ..loader.transitions import Transitions, load
 from .d4rl import to_d4rl
 
@@ -28,9 +29,7 @@ def to_tensordict(dataset: str | Transitions, encoder=DEFAULT_ENCODER, filters=(
 
     transitions = load(dataset) if isinstance(dataset, str) else dataset
     data = to_d4rl(transitions, encoder=encoder, filters=filters)
-    keep = np.ones(len(transitions), bool)
-    for name in filters:
-        keep &= getattr(transitions, name)
+    keep = keep_mask(transitions, filters)
     n = len(data["rewards"])
 
     def column(array) -> torch.Tensor:

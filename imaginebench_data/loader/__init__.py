@@ -11,7 +11,8 @@ from __future__ import annotations
 from ..datasets.read import DatasetNotFoundError
 from .encoders import Encoder, HFEncoder, get_encoder
 from .evaluate import evaluate
-from .sampler import FILTERS, Sampler, largest_remainder
+from .filters import FILTERS, PRESETS
+from .sampler import Sampler, largest_remainder
 from .transitions import Transitions, default_cache_dir, load
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "DatasetNotFoundError",
     "Sampler",
     "FILTERS",
+    "PRESETS",
     "largest_remainder",
     "get_encoder",
     "Encoder",

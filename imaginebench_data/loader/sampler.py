@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 
 from .encoders import DEFAULT_ENCODER, Encoder, get_encoder
+from .filters import FILTERS, PRESETS, resolve_filters
 from .transitions import Transitions, load
 
-FILTERS = ("legal", "transition_ok", "goal_consistent", "success")
+__all__ = ["Sampler", "largest_remainder", "FILTERS", "PRESETS"]
 
 
 def largest_remainder(ratios: Sequence[float], total: int) -> np.ndarray:
@@ -42,7 +43,10 @@ class Sampler:
             Ids are loaded with ``load(id, cache_dir=cache_dir)``. Source ``k`` is the k-th key.
         encoder: ``"minilm"``, a local model directory, an encoder object, or ``None`` for no
             ``instruction_embeddings`` in batches.
-        filters: names from ``FILTERS``; a transition is kept when all its flags are True.
+        filters: flags from ``FILTERS`` or presets from ``PRESETS`` (``"clean"``: legal and goal
+            consistent); a transition is kept when all its flags are True. The default, none,
+            keeps every transition, illegal and goal-inconsistent imagined ones included (see
+            ``loader/filters.py``; the cards give their shares).
         seed: seed of the sampler's random generator.
 
     Attributes:
@@ -57,12 +61,7 @@ class Sampler:
                  filters: Sequence[str] = (), seed: int = 0, cache_dir: str | None = None):
         if not datasets:
             raise ValueError("Sampler needs at least one dataset")
-        if isinstance(filters, str):
-            filters = (filters,)
-        unknown = [f for f in filters if f not in FILTERS]
-        if unknown:
-            raise ValueError(f"unknown filter(s) {unknown}; expected names from {FILTERS}")
-        self.filters = tuple(filters)
+        self.filters = resolve_filters(filters)
         self.datasets = [s if isinstance(s, Transitions) else load(s, cache_dir=cache_dir) for s in datasets]
         ratios = np.asarray([float(r) for r in datasets.values()], dtype=np.float64)
         if np.any(~np.isfinite(ratios)) or np.any(ratios < 0) or ratios.sum() <= 0:
