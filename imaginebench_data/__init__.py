@@ -6,6 +6,8 @@ The whole public API::
     ib.Sampler({ds: ratio}, ...)   mixed batches with instruction embeddings (numpy or torch)
     ib.quality_frame(id)           one row per episode: task, length, return, quality flags
     ib.make_env(domain, level)     the evaluation env (also via gymnasium / Minari)
+    ib.make_env_and_datasets(name) the eval env (flat observations) and its train / level data
+    ib.FlatObservation(env, enc)   an env whose observations are the flat rows the adapters give
     ib.evaluate(policy, ...)       success rate per task, tasks cycled evenly
     ib.build(id, scale=...)        build one dataset from its recipe in builders/
     ib.get_domain(name)            a domain: tasks, predicates, simulator, expert, checkers
@@ -32,6 +34,9 @@ def __getattr__(name: str):
         "evaluate": ("loader.evaluate", "evaluate"),
         "quality_frame": ("quality.frame", "quality_frame"),
         "build": ("pipeline.build", "build"),
+        "make_env_and_datasets": ("loader.flat", "make_env_and_datasets"),
+        "FlatObservation": ("loader.flat", "FlatObservation"),
+        "get_encoder": ("loader.encoders", "get_encoder"),
     }
     if name == "adapters":  # ib.adapters.to_d4rl(...) without importing the submodule first
         import importlib
@@ -45,5 +50,6 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["load", "Transitions", "Sampler", "quality_frame", "make_env", "evaluate", "build",
-           "get_domain", "register_domain", "domain_names", "all_domains", "__version__"]
+__all__ = ["load", "Transitions", "Sampler", "quality_frame", "make_env", "make_env_and_datasets",
+           "FlatObservation", "get_encoder", "evaluate", "build", "get_domain", "register_domain",
+           "domain_names", "all_domains", "__version__"]

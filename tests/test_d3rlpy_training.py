@@ -4,6 +4,7 @@ sees the adapter's rows, and the comparison runs end to end."""
 import minari
 import numpy as np
 import pytest
+from tiny import TextIds
 
 d3rlpy = pytest.importorskip("d3rlpy")
 
@@ -15,18 +16,6 @@ from imaginebench_data.pipeline.build import build  # noqa: E402
 
 TRAIN = "imaginebench/clevr-train-real-v0"
 EASY = "imaginebench/clevr-easy-real-v0"
-
-
-class TextIds:
-    """A fake encoder: each distinct text gets its own number, so a row names its instruction."""
-
-    name, dim = "text-ids", 1
-
-    def __init__(self):
-        self.ids: dict[str, int] = {}
-
-    def encode(self, texts):
-        return np.array([[self.ids.setdefault(t, len(self.ids))] for t in texts], np.float32)
 
 
 @pytest.fixture
@@ -95,3 +84,27 @@ def test_the_comparison_runs_cql_per_regime(clevr_sets, tmp_path):
     assert [p.name for p in paths] == ["clevr-cql.csv", "clevr-cql.md", "clevr-cql.png"]
     real, oracle = (f"{100 * r:.1f}%" for r in results["success_rate"])  # one seed: no spread
     assert f"| easy | {real} | {oracle} |" in paths[1].read_text()
+
+
+def test_d3rlpys_own_evaluator_runs_a_policy_trained_on_the_adapter(clevr_sets):
+    """The flat env of make_env_and_datasets gives d3rlpy's EnvironmentEvaluator the rows the
+    policy was trained on (state, then the instruction's encoding), so it runs unchanged."""
+    import imaginebench_data as ib
+
+    encoder = TextIds()
+    env, train, level = ib.make_env_and_datasets("clevr-easy", source="real", encoder=encoder)
+    dataset = to_d3rlpy(TRAIN, encoder=encoder)
+    assert dataset.episodes[0].observations.shape[1] == env.observation_space.shape[0] == 11
+    bc = d3rlpy.algos.DiscreteBCConfig(batch_size=16).create(device="cpu:0")
+    bc.fit(dataset, n_steps=20, n_steps_per_epoch=20, show_progress=False, save_interval=10**9)
+    seen = []
+    original = env.observation
+
+    def spy(observation):
+        seen.append(original(observation))
+        return seen[-1]
+
+    env.observation = spy
+    score = d3rlpy.metrics.EnvironmentEvaluator(env, n_trials=4)(bc, dataset)
+    assert len(seen) >= 4 and all(row.shape == (11,) for row in seen)  # four episodes, flat rows
+    assert 0.0 <= score <= 1.0  # easy-level returns: 1 on success, else 0

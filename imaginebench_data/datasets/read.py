@@ -4,6 +4,10 @@
 ``open_dataset(id)`` gives the Minari dataset and its card; ``stored_episodes(dataset, domain)``
 gives its episodes back as ``Episode`` objects, in the dtypes the writer hashed. Verify, the
 loader, the quality frame and grounding all read through these.
+
+``data_path`` and ``local_ids`` first settle what an interrupted install left in the Minari
+folder (``install.recover``: nearly free when there is nothing to settle), so every reader of
+ours sees a complete version of each dataset.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from ..cards.card import Card, CardError
 from ..core.domain import Domain
 from ..core.episode import Episode
 from .ids import DatasetId, DatasetIdError, datasets_root
+from .install import recover
 
 CARD_KEY = "imaginebench_card"
 CHUNK = 512  # episodes read from Minari at a time
@@ -46,6 +51,7 @@ def plain_value(value: Any) -> Any:
 def local_ids(prefix: str = "imaginebench/") -> list[str]:
     """The local datasets whose id starts with ``prefix`` and is one of ours in form (others,
     e.g. another package's datasets in the same Minari folder, are left out)."""
+    recover(datasets_root())
     ids = []
     for dataset_id in minari.list_local_datasets():
         try:
@@ -59,6 +65,7 @@ def local_ids(prefix: str = "imaginebench/") -> list[str]:
 def data_path(dataset_id: str | DatasetId) -> Path:
     """The ``data/`` folder of a local dataset; a clear error for an unknown or malformed id."""
     dataset_id = DatasetId.parse(dataset_id)
+    recover(datasets_root())
     path = datasets_root() / str(dataset_id) / "data"
     if not (path / "metadata.json").is_file():
         known = ", ".join(local_ids()) or "none"

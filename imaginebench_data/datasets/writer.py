@@ -1,8 +1,11 @@
 """Writing a dataset: validated, atomic, never overwriting a version without ``force``.
 
-The episodes are streamed into ``minari.create_dataset_from_buffers`` inside a temporary
-root next to the destination (same file system), the card is added to the metadata, and
-only then is the folder moved into place. Any failure leaves the destination as it was.
+The episodes are streamed into ``minari.create_dataset_from_buffers`` inside a staging folder
+under the Minari root (same file system), the card is added to the metadata, and only then is
+the folder moved into place by ``install.install``, a journaled swap that a crash at any point
+leaves as the old version or the new one (``install.recover`` settles it). Any failure leaves
+the destination as it was. One lock per dataset id, held from the existence check through the
+install, serializes concurrent writers of the same id (see ``install``).
 
 Every dataset stores two env specs, both the env of its own level (``eval_env_spec``): the
 ``env_spec`` (the env the data belongs to; for ``<domain>-train-real`` the train-level env the
@@ -15,8 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
-import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -32,6 +33,7 @@ from ..core.env import eval_env_spec
 from ..core.episode import Episode
 from ..core.text import observation_space as make_observation_space
 from ..quality.checkers import INFO_KEYS, OPTIONAL_INFO_KEYS
+from . import install
 from .checksum import ArrayChecksum
 from .ids import NAMESPACE, DatasetId, datasets_root
 from .read import CARD_KEY
@@ -90,40 +92,39 @@ def write_dataset(dataset_id: str, episodes: Iterable[Episode], domain: Domain, 
     parsed = DatasetId.parse(dataset_id)
     root = datasets_root()
     destination = root / str(parsed)
-    if destination.exists() and not force:
-        raise DatasetExistsError(f"dataset {dataset_id} already exists at {destination}; "
-                                 "pass --force (force=True) to replace this version")
     root.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".imaginebench-staging-", dir=root))
-    try:
-        checksum = ArrayChecksum()
-        level_env = eval_env_spec(domain.name, parsed.level)
-        with _minari_root(staging):
-            with warnings.catch_warnings():
-                # The package has no contact address to give as author_email; Minari's reminder
-                # about it would print on every build. Its other reminders are met below.
-                warnings.filterwarnings("ignore", message="`author_email` is set to None",
-                                        category=UserWarning)
-                dataset = minari.create_dataset_from_buffers(
-                    dataset_id=str(parsed),
-                    buffer=_buffers(episodes, domain, on_episode, checksum),
-                    env=level_env,
-                    eval_env=level_env,
-                    observation_space=make_observation_space(domain.state_space),
-                    action_space=domain.action_space,
-                    algorithm_name="expert" if parsed.source == "real" else "language-model",
-                    author={"imaginebench-data"},
-                    code_permalink="builders/ (imaginebench-data)",
-                    description=description,
-                    requirements=["imaginebench-data"],
-                    data_format="hdf5",
-                )
-            dataset.storage.update_metadata({CARD_KEY: make_card(checksum.hexdigest()).to_json()})
-            _settle_dataset_size(dataset.storage)
-        _ensure_namespace(root, parsed.namespace)
-        _install(staging / str(parsed), destination)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    with install.dataset_lock(root, parsed):  # waits for another writer of this id
+        install.recover(root, holding=parsed)  # settles what a killed writer left, first
+        if destination.exists() and not force:
+            raise DatasetExistsError(f"dataset {dataset_id} already exists at {destination}; "
+                                     "pass --force (force=True) to replace this version")
+        with install.staging_folder(root) as staging:
+            checksum = ArrayChecksum()
+            level_env = eval_env_spec(domain.name, parsed.level)
+            with _minari_root(staging):
+                with warnings.catch_warnings():
+                    # The package has no contact address to give as author_email; Minari's reminder
+                    # about it would print on every build. Its other reminders are met below.
+                    warnings.filterwarnings("ignore", message="`author_email` is set to None",
+                                            category=UserWarning)
+                    dataset = minari.create_dataset_from_buffers(
+                        dataset_id=str(parsed),
+                        buffer=_buffers(episodes, domain, on_episode, checksum),
+                        env=level_env,
+                        eval_env=level_env,
+                        observation_space=make_observation_space(domain.state_space),
+                        action_space=domain.action_space,
+                        algorithm_name="expert" if parsed.source == "real" else "language-model",
+                        author={"imaginebench-data"},
+                        code_permalink="builders/ (imaginebench-data)",
+                        description=description,
+                        requirements=["imaginebench-data"],
+                        data_format="hdf5",
+                    )
+                dataset.storage.update_metadata({CARD_KEY: make_card(checksum.hexdigest()).to_json()})
+                _settle_dataset_size(dataset.storage)
+            _ensure_namespace(root, parsed.namespace)
+            install.install(staging / str(parsed), destination, root)
     return destination
 
 
@@ -133,24 +134,6 @@ def _settle_dataset_size(storage: MinariStorage) -> None:
     size, so repeat until what is stored is what is measured (once or twice)."""
     while storage.metadata["dataset_size"] != (size := storage.get_size()):
         storage.update_metadata({"dataset_size": size})
-
-
-def _install(built: Path, destination: Path) -> None:
-    """Move ``built`` to ``destination``; an existing version is replaced only once the new one is in."""
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    backup = None
-    if destination.exists():
-        backup = destination.with_name(f".{destination.name}.replaced")
-        shutil.rmtree(backup, ignore_errors=True)
-        destination.rename(backup)
-    try:
-        built.rename(destination)
-    except BaseException:
-        if backup is not None:
-            backup.rename(destination)
-        raise
-    if backup is not None:
-        shutil.rmtree(backup, ignore_errors=True)
 
 
 def _ensure_namespace(root: Path, name: str) -> None:

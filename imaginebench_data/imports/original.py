@@ -17,12 +17,17 @@ Arrays of an ``OriginalFile`` (N trajectories padded to T steps; encodings alrea
 from __future__ import annotations
 
 import hashlib
+import reprlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .names import ENCODING_DIM, Target
+
+if TYPE_CHECKING:
+    from .limits import Budget
 
 REQUIRED_KEYS = ("observations", "actions", "rewards", "masks")
 OPTIONAL_KEYS = ("next_observations", "terminals")
@@ -32,6 +37,15 @@ NUMERIC_KINDS = "biuf"  # bool, signed, unsigned, float: the only dtypes an arra
 
 class OriginalFileError(ValueError):
     """An original file is unreadable or inconsistent; the message names the file and the key."""
+
+
+_repr = reprlib.Repr()
+_repr.maxstring = _repr.maxother = 80
+
+
+def short_repr(value: object) -> str:
+    """A short repr for messages, safe on deep or huge values."""
+    return _repr.repr(value)
 
 
 @dataclass
@@ -64,11 +78,14 @@ def state_columns(file_name: str, key: str, width: int, state_dim: int) -> int:
     return state_dim
 
 
-def numeric(file_name: str, key: str, value: object) -> np.ndarray:
-    """``value`` as a numeric array, or a clear error (object or string arrays are refused)."""
+def numeric(file_name: str, key: str, value: object, budget: Budget | None = None) -> np.ndarray:
+    """``value`` as a numeric array, or a clear error (object or string arrays are refused); nested
+    lists are converted only within ``budget``."""
+    if budget is not None:
+        budget.take_nested(key, value)
     try:
         array = np.asarray(value)
-    except ValueError as error:  # ragged nested lists
+    except (ValueError, TypeError, OverflowError) as error:  # ragged nested lists, odd objects
         raise OriginalFileError(f"{file_name}: key {key!r} is not a rectangular array ({error})") from error
     if array.dtype.kind not in NUMERIC_KINDS:
         raise OriginalFileError(f"{file_name}: key {key!r} has dtype {array.dtype}; expected a numeric array "
@@ -76,23 +93,43 @@ def numeric(file_name: str, key: str, value: object) -> np.ndarray:
     return array
 
 
-def instruction_lists(file_name: str, value: object) -> list[list[str]]:
+def _entries(file_name: str, key: str, value: object) -> list | tuple | np.ndarray:
+    """The per-trajectory entries of ``value``: a list, tuple or array of at least one dimension."""
+    if isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim >= 1):
+        return value
+    raise OriginalFileError(f"{file_name}: key {key!r} is {short_repr(value)} ({type(value).__name__}); "
+                            "expected one entry per trajectory (a list or an array)")
+
+
+def _entry_array(file_name: str, key: str, row: int, entry: object, budget: Budget | None,
+                 dtype: type | None = None) -> np.ndarray:
+    if budget is not None:
+        budget.take_nested(key, entry)
+    try:
+        return np.asarray(entry, dtype=dtype)
+    except (ValueError, TypeError, OverflowError) as error:
+        raise OriginalFileError(f"{file_name}: key {key!r} trajectory {row}: {short_repr(entry)} is not an "
+                                f"array ({error})") from error
+
+
+def instruction_lists(file_name: str, value: object, budget: Budget | None = None) -> list[list[str]]:
     """Per-trajectory instruction strings: each entry a string or a sequence of strings."""
     lists = []
-    for row, entry in enumerate(value):
-        texts = [entry] if isinstance(entry, str) else list(np.asarray(entry, dtype=object).ravel())
+    for row, entry in enumerate(_entries(file_name, "instructions", value)):
+        texts = [entry] if isinstance(entry, str) else list(
+            _entry_array(file_name, "instructions", row, entry, budget, object).ravel())
         if not texts or not all(isinstance(t, str) for t in texts):
             raise OriginalFileError(f"{file_name}: key 'instructions' trajectory {row}: expected a string "
-                                    f"or a non-empty list of strings, found {entry!r:.80}")
+                                    f"or a non-empty list of strings, found {short_repr(entry)}")
         lists.append([str(t) for t in texts])
     return lists
 
 
-def goal_vectors(file_name: str, value: object) -> list[np.ndarray]:
+def goal_vectors(file_name: str, value: object, budget: Budget | None = None) -> list[np.ndarray]:
     """Per-trajectory goal vectors as 1-d floats; a 2-d goal contributes its first row (as the original)."""
     goals = []
-    for row, entry in enumerate(value):
-        goal = np.asarray(entry)
+    for row, entry in enumerate(_entries(file_name, "goals", value)):
+        goal = _entry_array(file_name, "goals", row, entry, budget)
         if goal.ndim == 2 and len(goal):
             goal = goal[0]
         if goal.ndim != 1 or goal.dtype.kind not in NUMERIC_KINDS:
@@ -102,28 +139,29 @@ def goal_vectors(file_name: str, value: object) -> list[np.ndarray]:
     return goals
 
 
-def task_strings(file_name: str, value: object) -> list[str]:
+def task_strings(file_name: str, value: object, budget: Budget | None = None) -> list[str]:
     """Per-trajectory task strings: each entry a string or a one-string list."""
     strings = []
-    for row, entry in enumerate(value):
-        texts = np.asarray(entry, dtype=object).ravel()
+    for row, entry in enumerate(_entries(file_name, "task_str", value)):
+        texts = _entry_array(file_name, "task_str", row, entry, budget, object).ravel()
         if len(texts) != 1 or not isinstance(texts[0], str):
             raise OriginalFileError(f"{file_name}: key 'task_str' trajectory {row}: expected one string, "
-                                    f"found {entry!r:.80}")
+                                    f"found {short_repr(entry)}")
         strings.append(str(texts[0]))
     return strings
 
 
-def take_annotations(original: OriginalFile, file_name: str, mapping: object) -> None:
+def take_annotations(original: OriginalFile, file_name: str, mapping: object,
+                     budget: Budget | None = None) -> None:
     """Set the original's instructions, goals and task strings from the dict ``mapping``, where present."""
     if not isinstance(mapping, dict):
         raise OriginalFileError(f"{file_name}: expected a pickled dict, found {type(mapping).__name__}")
     if "instructions" in mapping:
-        original.instructions = instruction_lists(file_name, mapping["instructions"])
+        original.instructions = instruction_lists(file_name, mapping["instructions"], budget)
     if "goals" in mapping:
-        original.goals = goal_vectors(file_name, mapping["goals"])
+        original.goals = goal_vectors(file_name, mapping["goals"], budget)
     if "task_str" in mapping:
-        original.task_str = task_strings(file_name, mapping["task_str"])
+        original.task_str = task_strings(file_name, mapping["task_str"], budget)
 
 
 def _squeeze_last(file_name: str, key: str, array: np.ndarray, rows: int, steps: int) -> np.ndarray:
