@@ -46,6 +46,11 @@ class _App(typer.Typer):
         return decorator
 
 
+def _examples(*commands: str) -> str:
+    """A help epilog of example command lines (one per line in --help)."""
+    return "Examples:\n\n" + "\n\n".join(f"  {command}" for command in commands)
+
+
 def _ours(dataset_id: str) -> bool:
     """Whether a local dataset carries our card (another package's may share the Minari folder)."""
     import json
@@ -88,7 +93,7 @@ def _pct(value: float) -> str:
     return f"{100 * value:.2f}%"
 
 
-@app.command("list")
+@app.command("list", epilog=_examples("imaginebench list"))
 def list_datasets() -> None:
     """Every dataset a recipe can build, its sizes, and whether it is built locally."""
     from .datasets.read import local_ids
@@ -105,7 +110,10 @@ def list_datasets() -> None:
     console.print(table)
 
 
-@app.command()
+@app.command(epilog=_examples("imaginebench build imaginebench/clevr-train-real-v0",
+                               "imaginebench build --domain babyai --scale paper --workers 4",
+                               "imaginebench build imaginebench/clevr-hard-imaginary-v0 --force "
+                               "--backbone ~/models/Llama-2-7b-chat-hf --lora 16"))
 def build(
     ids: list[str] = typer.Argument(None, help="Dataset ids to build (see `imaginebench list`)."),
     default: bool = typer.Option(False, "--default", help="Build every default dataset (CLEVR's)."),
@@ -169,7 +177,7 @@ def build(
     console.print(table)
 
 
-@app.command()
+@app.command(epilog=_examples("imaginebench card imaginebench/clevr-easy-real-v0 --cards-dir /tmp/cards"))
 def card(
     dataset_id: str,
     cards_dir: Path | None = typer.Option(None, help="Where to write the card (default: cards/)."),
@@ -187,7 +195,8 @@ def card(
         console.print(f"wrote {path}")
 
 
-@app.command()
+@app.command(epilog=_examples("imaginebench verify", "imaginebench verify --domain clevr",
+                               "imaginebench verify imaginebench/clevr-train-real-v0"))
 def verify(
     ids: list[str] = typer.Argument(None, help="Dataset ids (default: every local imaginebench dataset)."),
     domains: list[str] = typer.Option(None, "--domain",
@@ -228,7 +237,8 @@ def verify(
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(epilog=_examples("imaginebench inspect imaginebench/clevr-hard-imaginary-v0",
+                               "imaginebench inspect imaginebench/clevr-hard-imaginary-v0 --by phrasing_id"))
 def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to group by.")) -> None:
     """Quality by task (or another column) of a built dataset."""
     from .quality.frame import quality_frame
@@ -252,7 +262,8 @@ def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to g
                   f"transition errors {int(frame['transition_errors'].sum())}")
 
 
-@app.command()
+@app.command(epilog=_examples("imaginebench ground",
+                               "imaginebench ground imaginebench/babyai-train-real-v0 --epochs 40"))
 def ground(
     dataset_id: str = typer.Argument("imaginebench/clevr-train-real-v0", help="Real dataset to ground on."),
     backbone: str = typer.Option("scratch", help="'scratch' or a local Hugging Face model directory."),
@@ -283,7 +294,7 @@ def ground(
     console.print(table)
 
 
-@app.command("evaluate")
+@app.command("evaluate", epilog=_examples("imaginebench evaluate --domain clevr --algo bc --seeds 3"))
 def evaluate_regimes(
     domain: str = typer.Option("clevr", help="Domain whose datasets are compared."),
     algo: str = typer.Option("bc", help="bc (plain torch), or d3rlpy's cql / td3+bc (in .venv-d3rlpy)."),
@@ -310,7 +321,8 @@ def evaluate_regimes(
         console.print(f"wrote {path}")
 
 
-@app.command("import")
+@app.command("import", epilog=_examples("imaginebench import ~/ImagineBench/data --check",
+                                         "imaginebench import ~/ImagineBench/data --unmatched skip"))
 def import_files(
     src_dir: Path = typer.Argument(..., help="Folder with the original files (.h5/.hdf5, .npy, or Parquet)."),
     namespace: str = typer.Option("imaginebench-original", help="Namespace of the dataset ids written."),

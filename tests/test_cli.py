@@ -208,3 +208,13 @@ def test_another_packages_datasets_in_the_minari_folder_are_skipped_with_a_note(
     assert "1 of 1 datasets verified" in result.output
     listing = CliRunner().invoke(app, ["list"])
     assert listing.exit_code == 0
+
+
+COMMANDS = ["list", "build", "card", "verify", "inspect", "ground", "evaluate", "import"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_shows_an_example_in_its_help(command):
+    result = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and "Examples:" in result.output
+    assert f"imaginebench {command}" in result.output
