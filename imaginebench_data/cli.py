@@ -13,7 +13,7 @@ from rich.table import Table
 
 # A user's mistake (an unknown or malformed id, an existing version, a missing file) is
 # answered with one line and exit code 2; --debug shows the traceback instead.
-USER_ERRORS = (KeyError, ValueError, FileNotFoundError, FileExistsError, PermissionError)
+USER_ERRORS = (KeyError, ValueError, FileNotFoundError, FileExistsError, PermissionError, TimeoutError)
 _options = {"debug": False}
 MAX_WORKERS = 4 * (os.cpu_count() or 1)
 

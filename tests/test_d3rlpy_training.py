@@ -96,7 +96,8 @@ def test_d3rlpys_own_evaluator_runs_a_policy_trained_on_the_adapter(clevr_sets):
     dataset = to_d3rlpy(TRAIN, encoder=encoder)
     assert dataset.episodes[0].observations.shape[1] == env.observation_space.shape[0] == 11
     bc = d3rlpy.algos.DiscreteBCConfig(batch_size=16).create(device="cpu:0")
-    bc.fit(dataset, n_steps=20, n_steps_per_epoch=20, show_progress=False, save_interval=10**9)
+    bc.fit(dataset, n_steps=20, n_steps_per_epoch=20, show_progress=False,
+           logger_adapter=d3rlpy.logging.NoopAdapterFactory())
     seen = []
     original = env.observation
 

@@ -192,3 +192,23 @@ def test_recovery_with_nothing_to_do_lists_only_the_root_and_its_namespaces(vers
     monkeypatch.setattr(install.os, "listdir", lambda path: listed.append(path) or real_listdir(path))
     assert install.recover(minari_root) == []
     assert [Path(p) for p in listed] == [minari_root, minari_root / "imaginebench"]
+
+
+@pytest.mark.parametrize("stage", install.STAGES)
+def test_an_error_at_any_step_of_an_install_in_process(stage, versions, minari_root, tmp_path, monkeypatch):
+    """An exception (not a kill) at a hook point: the writer undoes what it can at once (before the
+    new version is in), and any reader of ours settles the rest."""
+    shutil.copytree(versions.old_root, minari_root)
+
+    def fail_at(name):
+        if name == stage:
+            raise OSError(f"injected at {name}")
+
+    monkeypatch.setattr(install, "_fault_hook", fail_at)
+    with pytest.raises(OSError, match=f"injected at {stage}"):
+        pipeline.build(ID, episodes=3, workers=1, force=True, progress=False, cards_dir=tmp_path / "cards")
+    if EXPECTED[stage] == "old":
+        assert hidden(minari_root) == []  # nothing left for recovery
+    assert local_ids() == [ID]
+    assert read_card(ID).checksum == versions.checksums[EXPECTED[stage]]
+    assert hidden(minari_root) == []

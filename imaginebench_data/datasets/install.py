@@ -21,6 +21,9 @@ The install of a complete ``built`` folder as ``<namespace>/<name>`` (lock held)
 5. remove the backup;                                                 hook ``cleanup``
 6. remove the intent, fsync the folder; the writer then removes its staging folder.
 
+An error or Ctrl-C in steps 2-4 is undone at once (the previous version renamed back, the
+intent removed); one after step 4, or a kill anywhere, is settled by the next ``recover``.
+
 ``recover(root)`` settles what a crash left, under each id's lock (so never an install in
 progress): with an intent or a backup, the destination is kept if it is complete (its
 ``data/metadata.json`` holds the card) and the backup removed (rolled forward); if the
@@ -167,15 +170,15 @@ def install(built: Path, destination: Path, root: Path) -> None:
         "dataset": f"{folder.name}/{name}", "backup": backup.name if old else None,
         "new": os.path.relpath(built, root), "pid": os.getpid(), "host": socket.gethostname(),
         "time": time.time()}))
-    _fault_hook("intent")
-    if old:
-        os.rename(destination, backup)
-        _fsync_dir(folder)
-        _fault_hook("moved_aside")
     try:
-        os.rename(built, destination)
-    except BaseException:
+        _fault_hook("intent")
         if old:
+            os.rename(destination, backup)
+            _fsync_dir(folder)
+            _fault_hook("moved_aside")
+        os.rename(built, destination)
+    except BaseException:  # an error or Ctrl-C between the renames: undo at once
+        if old and backup.exists() and not destination.exists():
             os.rename(backup, destination)
         intent.unlink(missing_ok=True)
         _fsync_dir(folder)
@@ -215,13 +218,15 @@ def _owner() -> dict:
 def staging_folder(root: Path) -> Iterator[Path]:
     """A new staging folder under ``root`` owned by this process (made under the staging lock,
     so a cleaner never sees it without its owner file), removed on exit."""
-    with FileLock(root / LOCKS / "staging.lock", "staging folders"):
-        path = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=root))
-        _write_atomic(path / OWNER, json.dumps(_owner()))
+    path = None
     try:
+        with FileLock(root / LOCKS / "staging.lock", "staging folders"):
+            path = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=root))
+            _write_atomic(path / OWNER, json.dumps(_owner()))
         yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
+    finally:  # also after an error or Ctrl-C while it was being made
+        if path is not None:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def stale_reason(path: Path) -> str | None:
@@ -345,6 +350,6 @@ def recover(root: Path | None = None, holding: DatasetId | None = None) -> list[
 
 
 if __name__ == "__main__":  # python -m imaginebench_data.datasets.install [ROOT]
-    logging.basicConfig(format="%(message)s")
-    actions = recover(Path(sys.argv[1]) if len(sys.argv) > 1 else None)
-    print("\n".join(actions) if actions else f"nothing to recover under {sys.argv[1:] or datasets_root()}")
+    logger.setLevel(logging.ERROR)  # what was done is printed below
+    where = Path(sys.argv[1]) if len(sys.argv) > 1 else datasets_root()
+    print("\n".join(recover(where)) or f"nothing to recover under {where}")

@@ -8,8 +8,9 @@ when its holder dies, however it dies, so a killed holder never blocks anyone: i
 until someone takes and releases the lock (``recover`` does so for abandoned ones). Once no
 lock file is left in the folder, the folder is removed too.
 
-Note: processes forked while a lock is held (e.g. worker pools) share its open file and keep
-the lock until they exit as well.
+A process forked while a lock is held (e.g. a worker pool's) closes its copy of the lock's
+file at once, so the lock goes with its holder, not with the last of its children, and only
+the holder releases (unlinks) it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,20 @@ import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+_HELD: set[int] = set()  # descriptors of the locks this process holds
+
+
+def _close_held_in_child() -> None:
+    for fd in _HELD:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_close_held_in_child)
 
 
 class LockTimeoutError(TimeoutError):
@@ -70,11 +85,11 @@ class FileLock:
     """An exclusive lock named by ``path``; ``label`` says what it guards in messages."""
 
     def __init__(self, path: Path, label: str) -> None:
-        self.path, self.label, self._fd = Path(path), label, None
+        self.path, self.label, self._fd, self._pid = Path(path), label, None, os.getpid()
 
     @property
     def held(self) -> bool:
-        return self._fd is not None
+        return self._fd is not None and self._pid == os.getpid()
 
     def acquire(self, timeout: float | None = None,
                 on_wait: Callable[[str], None] | None = None) -> FileLock:
@@ -98,7 +113,8 @@ class FileLock:
         info = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time()}
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(info).encode(), 0)
-        self._fd = fd
+        self._fd, self._pid = fd, os.getpid()
+        _HELD.add(fd)
         return self
 
     def try_acquire(self) -> bool:
@@ -111,8 +127,9 @@ class FileLock:
 
     def release(self) -> None:
         fd, self._fd = self._fd, None
-        if fd is None:
+        if fd is None or self._pid != os.getpid():  # a forked copy: the parent holds the lock
             return
+        _HELD.discard(fd)
         try:
             self.path.unlink()
         except FileNotFoundError:
