@@ -9,6 +9,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 # A user's mistake (an unknown or malformed id, an existing version, a missing file) is
@@ -37,8 +38,8 @@ class _App(typer.Typer):
                     if _options["debug"]:
                         raise
                     message = error.args[0] if isinstance(error, KeyError) and error.args else error
-                    err_console.print(f"[red]error:[/red] {message}{_did_you_mean(error)}", highlight=False,
-                                      soft_wrap=True)
+                    line = f"{message}{_did_you_mean(error)}"
+                    err_console.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
                     raise typer.Exit(2) from None
 
             return register(answered)
@@ -343,8 +344,9 @@ def import_files(
         results = import_dir(src_dir, namespace=namespace, force=force, cards_dir=cards_dir,
                              only=list(only or []) or None, unmatched=unmatched, check_only=check)
     except (ValueError, FileNotFoundError, DatasetExistsError) as error:  # OriginalFileError is a ValueError
-        console.print(f"[red]error:[/red] {error}\nNothing was written.")
-        raise typer.Exit(1) from error
+        err_console.print(f"[red]error:[/red] {escape(str(error))} Nothing was written.", highlight=False,
+                          soft_wrap=True)
+        raise typer.Exit(2) from None
     table = Table(title=f"imported from {src_dir} as {namespace}/...")
     table.add_column("file", no_wrap=True)
     table.add_column("dataset", no_wrap=True)

@@ -5,7 +5,10 @@
 - HalfCheetah ("mujoco" files): pickled .npy dicts or HDF5 files whose observations are the
   original's 18 state numbers (``states[..., :18]`` of our 22, except that the reset row's
   first number is the absolute x, as the original stored it), actions (N, L, 6) in [-1, 1];
-- the Parquet re-release: one row per trajectory of any of those files.
+- the Parquet re-release: one row per trajectory of any of those files;
+- CLEVR's one-push easy level as the original keeps it: o_0 and a_0 alone (L = 1);
+- hand-made ``.npy`` files (any header, any pickle payload), and ``check_limited``, which
+  imports folders in a process whose address space is limited (``RLIMIT_AS``).
 
 Each writer stores T+1 states and a dummy last action (masks.sum() = T+1) without
 ``next_observations``, or T states and T next states with them, as the original does.
@@ -13,7 +16,15 @@ Each writer stores T+1 states and a dummy last action (masks.sum() = T+1) withou
 
 from __future__ import annotations
 
+import io
+import json
+import os
+import struct
+import subprocess
+import sys
+import textwrap
 from dataclasses import dataclass
+from pathlib import Path
 
 import h5py
 import numpy as np
@@ -129,6 +140,32 @@ def write_ball_h5(folder, name, episodes, **changes):
     return arrays, side
 
 
+def easy_goal_code(task):
+    """The original's easy goal: 1 at the pushed ball, then the direction."""
+    code = np.zeros(6)
+    code[task.goal["ball"]], code[5] = 1, DIRECTIONS.index(task.goal["relation"])
+    return code
+
+
+def write_easy_h5(folder, episodes, name="ball_imaginary_easy.h5", steps=3):
+    """CLEVR's one-push level as the original keeps it: per trajectory o_0 (with an encoding) and a_0,
+    masks.sum() = 1, no next_observations; a side .npy of instructions and goal vectors."""
+    rows, width = len(episodes), CLEVR.original.state_dim + ENCODING_DIM
+    arrays = {"observations": np.zeros((rows, steps, width), np.float32),
+              "actions": np.zeros((rows, steps), np.int64), "rewards": np.zeros((rows, steps, 1), np.float32),
+              "masks": np.zeros((rows, steps, 1), np.float32)}
+    rng = np.random.default_rng(5)
+    for i, episode in enumerate(episodes):
+        arrays["observations"][i, 0] = np.concatenate([episode.states[0], rng.uniform(-1, 1, ENCODING_DIM)])
+        arrays["actions"][i, 0], arrays["rewards"][i, 0, 0], arrays["masks"][i, 0] = (
+            episode.actions[0], episode.rewards[0], 1)
+    tasks = [CLEVR.task(e.level, e.task_id) for e in episodes]
+    side = {"instructions": [[task.phrasings[0]] for task in tasks],
+            "goals": np.stack([easy_goal_code(task) for task in tasks])}
+    write_h5(folder / name, arrays, side)
+    return arrays, side
+
+
 def pickled_rephrase(episodes, extra_instruction=None):
     """An imaginary file with next_observations and our own rephrase phrasings (no goals); a NaN state.
     With ``extra_instruction``, two more rows: a copy of row 0 with that text, and an empty row."""
@@ -216,3 +253,88 @@ def write_cheetah(path, rollouts, next_observations=False):
     arrays = cheetah_arrays(rollouts, encoding=True, next_observations=next_observations)
     write_h5(path, arrays, {"instructions": cheetah_instructions(rollouts)})
     return arrays
+
+
+# --- hand-made files and a memory-limited import ------------------------------------------------
+OBJECT_HEADER = {"descr": "|O", "fortran_order": False, "shape": ()}
+
+
+def npy_bytes(payload: bytes, header: dict | bytes = OBJECT_HEADER) -> bytes:
+    """A .npy file: ``header`` (a dict, or the raw header text) then ``payload`` (a pickle, for
+    object arrays). A raw header is padded as numpy pads it."""
+    out = io.BytesIO()
+    if isinstance(header, dict):
+        np.lib.format.write_array_header_1_0(out, header)
+    else:
+        text = header + b" " * (-(len(header) + 11) % 64) + b"\n"
+        out.write(b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text)
+    return out.getvalue() + payload
+
+
+def pickled_call(global_name: str, *args: bytes) -> bytes:
+    """Protocol-2 opcodes calling ``module.name`` on the already pickled ``args`` (a tuple of them)."""
+    module, name = global_name.rsplit(".", 1)
+    tuple_op = {0: b")", 1: b"\x85", 2: b"\x86", 3: b"\x87"}
+    return f"c{module}\n{name}\n".encode() + b"".join(args) + tuple_op[len(args)] + b"R"
+
+
+def pickled_dict(items: dict[str, bytes]) -> bytes:
+    """A protocol-2 pickle of a dict whose values are given as pickled opcodes."""
+    body = b"".join(b"X" + len(key).to_bytes(4, "little") + key.encode() + value
+                    for key, value in items.items())
+    return b"\x80\x02}(" + body + b"u."
+
+
+def shared_nest(levels=3, width=1024):
+    """Protocol-2 opcodes of nested lists, ``width`` references to the level below at each of ``levels``
+    levels, around [1.0]: ``width ** levels`` floats to numpy in ``3 * width * levels`` bytes."""
+    level = b"(" + b"h\x00" * width + b"lq\x000"  # memo 0 = [memo 0] * width
+    return b"]G" + struct.pack(">d", 1.0) + b"aq\x000" + level * levels + b"h\x00"
+
+
+MEMORY_LIMIT = 3 << 30  # RLIMIT_AS of the process that reads the files: the pytest process stays free
+READ_LIMIT = "256MiB"  # IMAGINEBENCH_IMPORT_MAX_BYTES there: the importer's own limit, well inside it
+_WORKER = """
+    import json, resource, sys, traceback
+    resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[1]), int(sys.argv[1])))
+    from typer.testing import CliRunner
+    from imaginebench_data.cli import app
+    from imaginebench_data.imports import OriginalFileError, import_dir
+    for folder, cli in json.loads(open(sys.argv[2]).read()):
+        record = {"folder": folder}
+        try:
+            results = import_dir(folder, check_only=True, progress=False)
+            record.update(outcome="imported", episodes=[r.episodes for r in results])
+        except OriginalFileError as error:
+            record.update(outcome="refused", message=str(error))
+        except BaseException as error:  # a failure of the test: any other error, a MemoryError
+            record.update(outcome="failed", error=type(error).__name__,
+                          message=traceback.format_exc()[-3000:])
+        if cli:
+            result = CliRunner().invoke(app, ["import", folder, "--check"])
+            uncaught = result.exception is not None and not isinstance(result.exception, SystemExit)
+            record["cli"] = {"exit_code": result.exit_code, "output": result.output,
+                             "uncaught": type(result.exception).__name__ if uncaught else None}
+        record["maxrss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        print(json.dumps(record), flush=True)
+"""
+
+
+def check_limited(folders, scratch: Path, cli=(), memory_limit=MEMORY_LIMIT, read_limit=READ_LIMIT):
+    """Import (check only) each folder of ``folders`` in one process limited to ``memory_limit`` bytes of
+    address space, the CLI's ``import --check`` too for those in ``cli``. Returns one record per folder:
+    ``outcome`` "imported" / "refused" (an OriginalFileError: ``message``) / "failed" (anything else),
+    ``cli`` (exit code, output, an uncaught exception), the process's peak RSS so far; a folder whose
+    record is missing ended the process (its stderr is in the assertion)."""
+    cases = scratch / "cases.json"
+    cases.write_text(json.dumps([[str(folder), folder in cli] for folder in folders]))
+    env = {**os.environ, "IMAGINEBENCH_IMPORT_MAX_BYTES": read_limit, "MALLOC_ARENA_MAX": "2",
+           "MINARI_DATASETS_PATH": str(scratch / "minari"), "IMAGINEBENCH_CACHE": str(scratch / "cache"),
+           "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    run = subprocess.run([sys.executable, "-c", textwrap.dedent(_WORKER), str(memory_limit), str(cases)],
+                         capture_output=True, text=True, env=env, cwd=scratch)
+    lines = [line for line in run.stdout.splitlines() if line.startswith('{"folder"')]
+    records = {Path(r["folder"]): r for r in map(json.loads, lines)}
+    missing = [folder for folder in folders if Path(folder) not in records]
+    assert not missing, f"the reading process ended ({run.returncode}) at {missing[0]}: {run.stderr[-3000:]}"
+    return [records[Path(folder)] for folder in folders]

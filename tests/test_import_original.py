@@ -369,7 +369,7 @@ def test_cli_prints_what_it_imported_and_refuses_to_overwrite(minari_root, tmp_p
     cheetah_card = json.loads((tmp_path / "cards" / "halfcheetah-hard-imaginary-v0.json").read_text())
     assert cheetah_card["episodes"] == 2 and cheetah_card["source"] == "imaginary"
     again = runner.invoke(app, ["import", str(src), "--only", "ball_real", *cards])
-    assert again.exit_code == 1 and "--force" in again.output and "Nothing was written" in again.output
+    assert again.exit_code == 2 and "--force" in again.output and "Nothing was written" in again.output
     forced = runner.invoke(app, ["import", str(src), "--only", "ball_real.hdf5", "--force", *cards])
     assert forced.exit_code == 0 and "halfcheetah" not in forced.output
     assert json.loads((tmp_path / "cards" / "clevr-train-real-v0.json").read_text())["episodes"] == 2

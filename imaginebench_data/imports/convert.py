@@ -8,7 +8,13 @@ observation), so:
 - with ``next_observations``: states are o_0..o_{L-1} followed by ``next_observations[L-1]``,
   and the episode has all L steps;
 - without: states are o_0..o_{L-1} and the last action (and its reward) is dropped: the
-  episode has L-1 steps. Trajectories left with no step (L < 2) are dropped and counted.
+  episode has L-1 steps. A trajectory of one step (L = 1: o_0 and a_0, as every trajectory
+  of CLEVR's one-push easy level) would keep nothing; where the domain's dataset state is its
+  whole simulator state (``WholeStateSimulator``: CLEVR, BabyAI), its final state is derived
+  by stepping the simulator from o_0 with a_0, and the episode keeps its one step (counted in
+  ``Conversion.simulated`` and stated in the card's ``final_state``; its transition then
+  agrees with our simulator by construction). Other trajectories left with no step (L < 2,
+  or L = 1 without a finite o_0 or in another domain) are dropped and counted.
 
 States are read in the original's layout (the domain's ``original.state_dim`` numbers); where
 the domain declares ``original.to_states``, each trajectory's cut ``(T+1, state_dim)`` states
@@ -33,11 +39,12 @@ from tqdm.auto import tqdm
 
 from ..core.domain import Domain, Simulator
 from ..core.episode import Episode
+from ..core.simulator import WholeStateSimulator
 from ..core.task import Task
 from ..core.text import instruction_space, observation_space
 from ..datasets.validate import DatasetValidationError, validate_episode
 from ..quality.checkers import INFO_KEYS, annotate
-from .original import OriginalFile, OriginalFileError
+from .original import OriginalFile, OriginalFileError, one_line
 from .resolve import TaskResolver
 
 UNMATCHED_RULES = ("error", "skip")
@@ -54,6 +61,7 @@ class Conversion:
     final_state: str
     too_short: list[int] = field(default_factory=list)
     unresolved: list[int] = field(default_factory=list)
+    simulated: list[int] = field(default_factory=list)  # one-step rows whose final state was simulated
 
 
 def normalise_instruction(text: str) -> str:
@@ -101,21 +109,30 @@ def _instruction(original: OriginalFile, row: int, fallback: str) -> str:
     return text
 
 
-def _states(original: OriginalFile, row: int, steps: int, domain: Domain) -> np.ndarray:
-    """The trajectory's ``steps + 1`` states, cut (see module docstring), in the dataset's layout."""
+def _states(original: OriginalFile, row: int, steps: int, domain: Domain, sim: Simulator,
+            action: object = None) -> np.ndarray:
+    """The trajectory's ``steps + 1`` states, cut (see module docstring), in the dataset's layout;
+    given ``action`` (a one-step trajectory), o_0 and the state ``sim`` steps to from it with it."""
     observations = original.arrays["observations"][row]
     if "next_observations" in original.arrays:  # all L steps: the final state is next_observations[L-1]
         final = original.arrays["next_observations"][row, steps - 1:steps]
         states = np.concatenate([observations[:steps], final])
-    else:  # L-1 steps: the final state is o_{L-1}
-        states = observations[:steps + 1]
+    else:  # L-1 steps: the final state is o_{L-1} (o_0 alone for a simulated one-step trajectory)
+        states = observations[:steps + (action is None)]
     to_states = domain.original.to_states
     if to_states is not None:
         try:
             states = np.asarray(to_states(states))
         except ValueError as error:
             raise OriginalFileError(f"{original.name}: trajectory {row}: {domain.name}'s conversion from the "
-                                    f"original's state layout failed ({error})") from error
+                                    f"original's state layout failed ({one_line(error)})") from error
+    if action is not None:
+        try:
+            final = np.asarray(sim.step_from(np.asarray(states[-1], domain.state_space.dtype), action))
+        except ValueError as error:
+            raise OriginalFileError(f"{original.name}: trajectory {row}: {domain.name}'s simulator could not "
+                                    f"step from o_0 with a_0 = {action} ({one_line(error)})") from error
+        states = np.concatenate([states, final[None].astype(states.dtype)])
     if states.shape != (steps + 1, *domain.state_space.shape):
         raise OriginalFileError(
             f"{original.name}: trajectory {row}: states of shape {states.shape} in {domain.name}'s dataset "
@@ -125,8 +142,8 @@ def _states(original: OriginalFile, row: int, steps: int, domain: Domain) -> np.
 
 
 def _episode(original: OriginalFile, row: int, steps: int, actions: np.ndarray, task: Task,
-             domain: Domain) -> Episode:
-    states = _states(original, row, steps, domain)
+             domain: Domain, sim: Simulator, simulate: bool) -> Episode:
+    states = _states(original, row, steps, domain, sim, actions[row, 0] if simulate else None)
     instruction = _instruction(original, row, task.phrasings[0])
     phrasing_id = task.phrasings.index(instruction) if instruction in task.phrasings else OWN_WORDING
     flags = np.zeros(steps, bool)
@@ -165,11 +182,13 @@ def convert(original: OriginalFile, domain: Domain, sim: Simulator, *, unmatched
     ``Conversion.unresolved``.
     """
     has_next = "next_observations" in original.arrays
-    conversion = Conversion([], "next_observations[L-1]" if has_next else
-                            "last observation; the last action and reward are dropped (L-1 steps)")
+    conversion = Conversion([], "next_observations[L-1]")
     resolver = TaskResolver(domain, original.target.level)
     actions = _actions(original, domain)
     steps = original.lengths - (0 if has_next else 1)
+    if not has_next:
+        conversion.simulated = _simulable(original, sim)
+        steps[conversion.simulated] = 1
     conversion.too_short = np.flatnonzero(steps < 1).tolist()
     tasks, reasons = {}, {}
     for row in np.flatnonzero(steps >= 1).tolist():
@@ -191,11 +210,35 @@ def convert(original: OriginalFile, domain: Domain, sim: Simulator, *, unmatched
         raise OriginalFileError(
             f"{original.name}: no trajectory can be imported ({original.rows} read, "
             f"{len(conversion.too_short)} left without a step, {len(conversion.unresolved)} unresolved)")
+    simulated = set(conversion.simulated)
+    conversion.simulated = [row for row in conversion.simulated if row in tasks]
+    if not has_next:
+        conversion.final_state = final_state_note(domain, len(conversion.simulated), original.rows)
     for row, task in tqdm(tasks.items(), desc=f"check {original.name}", unit="traj", disable=not progress):
-        episode = _episode(original, row, int(steps[row]), actions, task, domain)
+        episode = _episode(original, row, int(steps[row]), actions, task, domain, sim, row in simulated)
         _check(original, domain, row, episode, sim)
         conversion.episodes.append(episode)
     return conversion
+
+
+def _simulable(original: OriginalFile, sim: Simulator) -> list[int]:
+    """Rows of one step (L = 1) whose final state ``sim`` can derive: a whole-state simulator, o_0 finite."""
+    if not isinstance(sim, WholeStateSimulator):
+        return []
+    rows = np.flatnonzero(original.lengths == 1)
+    if not len(rows):
+        return []
+    finite = np.isfinite(original.arrays["observations"][rows, 0]).reshape(len(rows), -1).all(axis=1)
+    return rows[finite].tolist()
+
+
+def final_state_note(domain: Domain, simulated: int, rows: int) -> str:
+    """The card's ``final_state`` of a file without next_observations (see module docstring)."""
+    note = "last observation; the last action and reward are dropped (L-1 steps)"
+    if simulated:
+        note += (f"; {simulated} of {rows} trajectories have one step (L = 1): their final state was "
+                 f"simulated by {domain.name}'s simulator from o_0 with a_0 (their one step is kept)")
+    return note
 
 
 def _first_text(original: OriginalFile, row: int) -> str | None:

@@ -32,6 +32,7 @@ from .original import (
     OriginalFile,
     OriginalFileError,
     numeric,
+    one_line,
     state_columns,
     take_annotations,
 )
@@ -47,8 +48,9 @@ def _link(file: h5py.File, name: str, key: str) -> h5py.Dataset | None:
     if link is None:
         return None
     if isinstance(link, h5py.ExternalLink):
-        raise OriginalFileError(f"{name}: key {key!r} is an external link to {link.filename!r}:{link.path!r}; "
-                                "expected a dataset stored in the file (links to other files are not followed)")
+        raise OriginalFileError(f"{name}: key {key!r} is an external link to {link.filename!r}:"
+                                f"{link.path!r}; expected a dataset stored in the file (links to other files "
+                                "are not followed)")
     if not isinstance(link, h5py.HardLink):
         target = getattr(link, "path", None)
         raise OriginalFileError(f"{name}: key {key!r} is a {type(link).__name__} to {target!r}; expected a "
@@ -63,7 +65,8 @@ def _link(file: h5py.File, name: str, key: str) -> h5py.Dataset | None:
 def check_stored(dataset: h5py.Dataset, name: str, key: str, file_size: int) -> None:
     """Refuse a dataset whose declared size is not stored in the file (see module docstring)."""
     declared = declared_bytes(dataset.shape or (), dataset.dtype.itemsize)
-    where = f"{name}: key {key!r} declares shape {dataset.shape} x {dataset.dtype.itemsize}-byte {dataset.dtype}"
+    where = (f"{name}: key {key!r} declares shape {dataset.shape} x {dataset.dtype.itemsize}-byte "
+             f"{dataset.dtype}")
     if dataset.is_virtual:
         sources = sorted({source.file_name for source in dataset.virtual_sources()})
         raise OriginalFileError(f"{where} as a virtual dataset of {sources}; expected its data stored in "
@@ -126,7 +129,7 @@ def _read(file: h5py.File, path: Path, target: Target, budget: Budget, progress:
             raise
         except HDF5_ERRORS as error:
             raise OriginalFileError(f"{path.name}: key {key!r} could not be read; expected a readable HDF5 "
-                                    f"dataset, found {type(error).__name__}: {error}") from None
+                                    f"dataset, found {type(error).__name__}: {one_line(error)}") from None
     return width
 
 
@@ -137,7 +140,7 @@ def read_hdf5(path: Path, side: Path | None, target: Target, progress: bool = Tr
     try:
         file = h5py.File(path, "r")
     except HDF5_ERRORS as error:
-        raise OriginalFileError(f"{path.name}: not a readable HDF5 file ({error})") from None
+        raise OriginalFileError(f"{path.name}: not a readable HDF5 file ({one_line(error)})") from None
     with file:
         width = _read(file, path, target, budget, progress, arrays)
     original = OriginalFile(path.name, "hdf5", [path], target, arrays, width)

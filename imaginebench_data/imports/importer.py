@@ -9,7 +9,12 @@ Two phases, so that one broken file leaves nothing written:
    carded exactly as ``pipeline.build.build`` does, with provenance naming its original
    file(s), their format and sha256, and the rows read and kept.
 
-The episodes of all files are held in memory between the phases.
+The episodes of all files are held in memory between the phases. Reading one file takes at
+most ``limits.max_bytes()`` of arrays (4 GiB, or ``IMAGINEBENCH_IMPORT_MAX_BYTES``); every
+size a file declares is checked against the bytes it holds before anything of that size is
+allocated (see ``limits``, ``hdf5``, ``parquet``, ``unpickle``). A malformed file is answered
+with one ``OriginalFileError`` naming file, key, what was expected and what was found; an
+error no check foresaw is still reported that way, marked "unexpected".
 """
 
 from __future__ import annotations
@@ -28,8 +33,9 @@ from ..pipeline.build import default_cards_dir
 from ..pipeline.publish import publish
 from .convert import UNMATCHED_RULES, Conversion, convert
 from .hdf5 import read_hdf5
+from .limits import max_bytes
 from .names import discover, expected_names, target_of
-from .original import OriginalFile, OriginalFileError, check_original, sha256
+from .original import OriginalFile, OriginalFileError, check_original, one_line, sha256
 from .parquet import read_parquet_release
 from .pickled import read_pickled
 
@@ -41,7 +47,9 @@ IMPORT_NOTES = {
     "has (the 768-d instruction encoding is stripped), turned into this dataset's state layout where "
     "the domain's differs from the original's (see the state note). The final state is "
     "next_observations[L-1] where the file has them, else the last "
-    "observation, the last action being dropped (provenance: final_state). Terminated when the "
+    "observation, the last action being dropped; a one-step trajectory (L = 1) of a domain whose "
+    "dataset state is its whole simulator state keeps its step, its final state simulated from o_0 "
+    "with a_0 (provenance: final_state, rows_final_state_simulated). Terminated when the "
     "task's predicate holds on the last transition, else truncated (the original marks every "
     "episode terminated). The instruction is the trajectory's first "
     "instruction string (typographic punctuation normalised); phrasing_id -1 marks the original's "
@@ -82,12 +90,15 @@ def read_originals(src_dir: Path, only: list[str] | None = None, progress: bool 
     def wanted(name: str) -> bool:
         return not only or name in only or Path(name).stem in only
 
-    originals = [read_hdf5(path, side, target_of(path.name), progress)
+    max_bytes()  # a malformed IMAGINEBENCH_IMPORT_MAX_BYTES is refused before anything is read
+    originals = [_reading(path.name, read_hdf5, path, side, target_of(path.name), progress)
                  for path, side in found.hdf5 if wanted(path.name)]
-    originals += [read_pickled(path, target_of(path.name)) for path in found.pickled if wanted(path.name)]
+    originals += [_reading(path.name, read_pickled, path, target_of(path.name))
+                  for path in found.pickled if wanted(path.name)]
     names = [path.name for path, _ in found.hdf5] + [path.name for path in found.pickled]
     if found.parquet:
-        released, release_names = read_parquet_release(found.parquet, wanted, progress)
+        released, release_names = _reading(", ".join(p.name for p in found.parquet), read_parquet_release,
+                                           found.parquet, wanted, progress)
         originals += released
         names += [name for name in release_names if target_of(name) is not None]
     unknown = [name for name in only or () if name not in names and name not in {Path(n).stem for n in names}]
@@ -96,8 +107,21 @@ def read_originals(src_dir: Path, only: list[str] | None = None, progress: bool 
         raise OriginalFileError(f"{src_dir}: {problem}; found {sorted(names) or 'none'} "
                                 f"(expected names {expected_names()})")
     for original in originals:
-        check_original(original)
+        _reading(original.name, check_original, original, doing="checked")
     return sorted(originals, key=lambda original: (original.name, original.format))
+
+
+def _reading(name: str, read: Any, *args: Any, doing: str = "read", **kwargs: Any) -> Any:
+    """``read(*args, **kwargs)``, any error but a clear one (or a lack of memory) turned into one line
+    on the file(s) ``name``."""
+    try:
+        return read(*args, **kwargs)
+    except (OriginalFileError, MemoryError, KeyboardInterrupt):
+        raise
+    except Exception as error:  # noqa: BLE001 - a malformed file must never end in a traceback
+        raise OriginalFileError(f"{name}: could not be {doing}: an unexpected {type(error).__name__} "
+                                f"({one_line(error)}); expected a file in the original release's "
+                                "layout") from error
 
 
 def _refuse_duplicates(originals: list[OriginalFile], namespace: str) -> None:
@@ -119,8 +143,8 @@ def _check_all(originals: list[OriginalFile], unmatched: str, progress: bool) ->
         domain = get_domain(original.target.domain)
         if domain.name not in simulators:
             simulators[domain.name] = domain.simulator()
-        conversion = convert(original, domain, simulators[domain.name], unmatched=unmatched,
-                             progress=progress)
+        conversion = _reading(original.name, convert, original, domain, simulators[domain.name],
+                              unmatched=unmatched, progress=progress, doing="checked")
         checked.append(_Checked(original, domain, conversion))
     return checked
 
@@ -139,6 +163,7 @@ def _provenance(item: _Checked, src_dir: Path, started: float) -> dict[str, Any]
         "rows_kept": len(conversion.episodes),
         "rows_too_short": len(conversion.too_short),
         "rows_unresolved_dropped": len(conversion.unresolved),
+        "rows_final_state_simulated": len(conversion.simulated),
         "final_state": conversion.final_state,
         "import_seconds": round(time.perf_counter() - started, 1),
     }

@@ -48,6 +48,12 @@ def short_repr(value: object) -> str:
     return _repr.repr(value)
 
 
+def one_line(text: object, limit: int = 300) -> str:
+    """``text`` (another library's message) on one line, cut to ``limit`` characters."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[:limit - 3] + "..."
+
+
 @dataclass
 class OriginalFile:
     """One original file: where it came from, its target dataset and its arrays (see module doc)."""
@@ -86,7 +92,8 @@ def numeric(file_name: str, key: str, value: object, budget: Budget | None = Non
     try:
         array = np.asarray(value)
     except (ValueError, TypeError, OverflowError) as error:  # ragged nested lists, odd objects
-        raise OriginalFileError(f"{file_name}: key {key!r} is not a rectangular array ({error})") from error
+        raise OriginalFileError(f"{file_name}: key {key!r} is not a rectangular array "
+                                f"({one_line(error)})") from error
     if array.dtype.kind not in NUMERIC_KINDS:
         raise OriginalFileError(f"{file_name}: key {key!r} has dtype {array.dtype}; expected a numeric array "
                                 f"(bool, int or float) of shape (N, T, ...)")
@@ -109,7 +116,7 @@ def _entry_array(file_name: str, key: str, row: int, entry: object, budget: Budg
         return np.asarray(entry, dtype=dtype)
     except (ValueError, TypeError, OverflowError) as error:
         raise OriginalFileError(f"{file_name}: key {key!r} trajectory {row}: {short_repr(entry)} is not an "
-                                f"array ({error})") from error
+                                f"array ({one_line(error)})") from error
 
 
 def instruction_lists(file_name: str, value: object, budget: Budget | None = None) -> list[list[str]]:

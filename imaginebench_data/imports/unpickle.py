@@ -24,10 +24,10 @@ import struct
 from pathlib import Path
 
 import numpy as np
-from numpy._core import multiarray, numeric
+from numpy._core import multiarray
 
 from .limits import Budget, declared_bytes, size_text
-from .original import OriginalFileError
+from .original import OriginalFileError, one_line
 
 # (module, name) pairs a pickled dict of numpy arrays and strings may need. Files written
 # by numpy 1.x name ``numpy.core``, which numpy 2 calls ``numpy._core``; old protocols
@@ -110,6 +110,10 @@ class SafeUnpickler(pickle._Unpickler):
                            f"empty array of shape {args[1]}")
         elif func is multiarray.scalar and args:
             self._allocate(np.dtype(first).itemsize, f"scalar of dtype {_short.repr(first)}")
+        elif func is str and args and not isinstance(first, (str, bytes, bytearray, int, float, complex)):
+            # str() of a container writes out its repr: shared references make that a memory bomb
+            raise OriginalFileError(f"{self.file_name}: the pickled payload is corrupt (str() of a "
+                                    f"{type(first).__name__}; expected str() of text or a number)")
         elif func in (list, tuple, set, frozenset, dict) and first is not None and hasattr(first, "__len__"):
             per_item = 48 if isinstance(first, np.ndarray) else 8  # an array's items become objects
             self._allocate(per_item * len(first), f"{func.__name__} of {len(first)} items", present=True)
@@ -126,7 +130,7 @@ class SafeUnpickler(pickle._Unpickler):
         dims, dtype = _dims(self.file_name, shape), np.dtype(dtype)
         count = declared_bytes(dims, 1)
         if dtype.hasobject and (not isinstance(data, list) or len(data) != count):
-            found = f"{len(data)} items" if isinstance(data, list) else type(data).__name__
+            found = f"{len(data)} item(s)" if isinstance(data, list) else type(data).__name__
             raise OriginalFileError(f"{self.file_name}: the pickled payload is corrupt (an object array of "
                                     f"shape {dims} holds {found}; expected {count} items)")
         self._allocate(count * dtype.itemsize, f"array of shape {dims} and dtype {dtype}",
@@ -155,12 +159,14 @@ class SafeUnpickler(pickle._Unpickler):
 
     def load_bytearray8(self) -> None:
         (length,) = struct.unpack("<Q", self.read(8))
-        self._allocate(length, f"bytearray of {length} bytes")
+        self._allocate(length, "a bytearray")
         self.append(bytearray(self.read(length)))
 
 
-for _opcode, _load in ((pickle.REDUCE, SafeUnpickler.load_reduce), (pickle.NEWOBJ, SafeUnpickler.load_newobj),
-                       (pickle.NEWOBJ_EX, SafeUnpickler.load_newobj_ex), (pickle.BUILD, SafeUnpickler.load_build),
+for _opcode, _load in ((pickle.REDUCE, SafeUnpickler.load_reduce),
+                       (pickle.NEWOBJ, SafeUnpickler.load_newobj),
+                       (pickle.NEWOBJ_EX, SafeUnpickler.load_newobj_ex),
+                       (pickle.BUILD, SafeUnpickler.load_build),
                        (pickle.BYTEARRAY8, SafeUnpickler.load_bytearray8)):
     SafeUnpickler.dispatch[_opcode[0]] = _load
 
@@ -178,8 +184,8 @@ def _read_header(file, file_name: str) -> tuple[tuple[int, ...], np.dtype]:
         if isinstance(error, MemoryError):
             raise
         raise OriginalFileError(f"{file_name}: not a readable .npy file: its header does not parse "
-                                f"({type(error).__name__}: {error}); expected a .npy header such as "
-                                "{'descr': '|O', 'fortran_order': False, 'shape': ()}") from None
+                                f"({type(error).__name__}: {one_line(error)}); expected a .npy header such "
+                                "as {'descr': '|O', 'fortran_order': False, 'shape': ()}") from None
     return shape, dtype
 
 
@@ -200,7 +206,7 @@ def load_pickled_npy(path: Path, budget: Budget | None = None) -> object:
         raise
     except Exception as error:  # noqa: BLE001 - any failure of a corrupt stream becomes one clear error
         raise OriginalFileError(f"{path.name}: the pickled payload is corrupt "
-                                f"({type(error).__name__}: {_short.repr(str(error))[1:-1]})") from None
+                                f"({type(error).__name__}: {one_line(error)})") from None
     if isinstance(value, np.ndarray) and value.shape == () and value.dtype.hasobject:
         value = value.item()
     return value
