@@ -29,6 +29,9 @@ class _App(typer.Typer):
                 try:
                     return function(*a, **k)
                 except KeyboardInterrupt:
+                    from .core import interrupt
+
+                    interrupt.clear()
                     if _options["debug"]:
                         raise
                     err_console.print("interrupted: nothing half-written was left; existing datasets are "
@@ -87,7 +90,10 @@ err_console = Console(stderr=True, width=None if Console().is_terminal else 160)
 @app.callback()
 def main(debug: bool = typer.Option(False, "--debug", help="Show the traceback of an error.")) -> None:
     """Build, check, document and inspect ImagineBench datasets."""
+    from .core import interrupt
+
     _options["debug"] = debug
+    interrupt.install()
 
 
 def _pct(value: float) -> str:

@@ -315,7 +315,10 @@ _WORKER = """
             uncaught = result.exception is not None and not isinstance(result.exception, SystemExit)
             record["cli"] = {"exit_code": result.exit_code, "output": result.output,
                              "uncaught": type(result.exception).__name__ if uncaught else None}
-        record["maxrss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        # VmHWM, this process's own peak: ru_maxrss would keep the high-water mark of the pytest
+        # process it was forked from (Linux carries it across exec), whatever this one used.
+        status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+        record["maxrss_kb"] = int(status["VmHWM"].split()[0])
         print(json.dumps(record), flush=True)
 """
 

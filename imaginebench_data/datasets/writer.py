@@ -28,6 +28,7 @@ from minari.data_collector import EpisodeBuffer
 from minari.dataset.minari_storage import MinariStorage
 
 from ..cards.card import Card
+from ..core import interrupt
 from ..core.domain import Domain
 from ..core.env import eval_env_spec
 from ..core.episode import Episode
@@ -63,6 +64,7 @@ def _buffers(episodes: Iterable[Episode], domain: Domain, on_episode: Callable[[
              checksum: ArrayChecksum) -> Iterator[EpisodeBuffer]:
     obs_space = make_observation_space(domain.state_space)
     for index, episode in enumerate(episodes):
+        interrupt.check()  # a Ctrl-C dropped on the way (see core/interrupt.py) stops the build here
         validate_episode(index, episode, obs_space, domain.action_space, INFO_KEYS)
         checksum.update(episode)
         on_episode(episode)

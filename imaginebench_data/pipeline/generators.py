@@ -6,7 +6,9 @@ card's provenance should say about the generator.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import multiprocessing.pool
 import signal
 from collections.abc import Iterator
 from typing import Any
@@ -40,15 +42,31 @@ def _annotate_job(episode: Episode) -> Episode:
 
 def _init_pool_worker(domain_name: str) -> None:
     # Ctrl-C reaches the whole process group: the main process stops the build (and the pool
-    # with it); workers ignore it rather than each printing a traceback.
+    # with it); workers ignore it rather than each printing a traceback. SIGINT is blocked
+    # while they are forked (see _worker_pool), so none can arrive before this line.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _init_worker(domain_name)
 
 
-def _worker_pool(domain_name: str, workers: int):
-    """``workers`` forked processes, each with its own simulator of the domain."""
+@contextlib.contextmanager
+def _worker_pool(domain_name: str, workers: int) -> Iterator[multiprocessing.pool.Pool]:
+    """``workers`` forked processes, each with its own simulator of the domain, terminated on
+    exit. SIGINT is held back while they start (they inherit the blocked mask) and delivered
+    to this process after, inside the block that terminates them."""
     context = multiprocessing.get_context("fork")
-    return context.Pool(workers, initializer=_init_pool_worker, initargs=(domain_name,))
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        pool = context.Pool(workers, initializer=_init_pool_worker, initargs=(domain_name,))
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        raise
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a Ctrl-C held back arrives here
+        yield pool
+    finally:
+        pool.terminate()
+        pool.join()
 
 
 def expert_episodes(recipe: Recipe, count: int, workers: int) -> Iterator[Episode]:
