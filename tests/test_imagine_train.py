@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 from imagine_helpers import CLEVR
+from tiny import built_root
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from imaginebench_data.imagine.checkpoint import checkpoint_hash, load_checkpoint, training_info
@@ -15,17 +16,13 @@ from imaginebench_data.imagine.generate import Prompt, imagine_batch
 from imaginebench_data.imagine.sequences import TEMPLATE_TEXTS
 from imaginebench_data.imagine.tokenizer import build_word_tokenizer
 from imaginebench_data.imagine.train import SentenceTable, TrainSettings, train_grounding
-from imaginebench_data.pipeline.build import build
 
 TRAIN = "imaginebench/clevr-train-real-v0"
 
 
 @pytest.fixture(scope="module")
 def real(tmp_path_factory):
-    root = tmp_path_factory.mktemp("minari")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MINARI_DATASETS_PATH", str(root))
-        build(TRAIN, episodes=30, workers=1, cards_dir=root / "cards", progress=False)
+    with built_root(tmp_path_factory, TRAIN, 30) as root:
         yield root
 
 

@@ -5,20 +5,17 @@ import pytest
 import torch
 from safetensors.torch import load_file
 from test_imagine_train import TRAIN, save_tiny_llama
+from tiny import built_root
 
 from imaginebench_data.imagine import checkpoints
 from imaginebench_data.imagine.checkpoint import training_info
 from imaginebench_data.imagine.precision import resolve
 from imaginebench_data.imagine.train import TrainSettings, train_grounding
-from imaginebench_data.pipeline.build import build
 
 
 @pytest.fixture(scope="module")
 def real(tmp_path_factory):
-    root = tmp_path_factory.mktemp("minari")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MINARI_DATASETS_PATH", str(root))
-        build(TRAIN, episodes=10, workers=1, cards_dir=root / "cards", progress=False)
+    with built_root(tmp_path_factory, TRAIN, 10) as root:
         yield root
 
 

@@ -1,5 +1,9 @@
 """A tiny real build, held to the floor every real dataset must meet: one way for every domain."""
 
+import contextlib
+
+import pytest
+
 from imaginebench_data.cards.card import Card
 from imaginebench_data.pipeline.build import build
 
@@ -49,3 +53,14 @@ class TextIds:
         import numpy as np
 
         return np.array([[self.ids.setdefault(t, len(self.ids))] for t in texts], np.float32)
+
+
+@contextlib.contextmanager
+def built_root(tmp_path_factory, dataset_id: str, episodes: int):
+    """A fresh Minari root holding ``episodes`` episodes of ``dataset_id``, with
+    ``MINARI_DATASETS_PATH`` pointing at it while the context is open (module-scoped fixtures)."""
+    root = tmp_path_factory.mktemp("minari")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MINARI_DATASETS_PATH", str(root))
+        build(dataset_id, episodes=episodes, workers=1, cards_dir=root / "cards", progress=False)
+        yield root
