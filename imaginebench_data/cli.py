@@ -50,6 +50,21 @@ class _App(typer.Typer):
         return decorator
 
 
+def _committed_checksum(dataset_id: str, cards_dir: Path | None) -> str | None:
+    """The checksum of the card file a build is about to replace (the committed one in a
+    checkout), or None when there is none or it cannot be read."""
+    from .cards.card import Card, CardError
+    from .datasets.ids import DatasetId
+    from .pipeline.build import default_cards_dir
+
+    parsed = DatasetId.parse(dataset_id)
+    path = (cards_dir or default_cards_dir(parsed)) / f"{parsed.name}.json"
+    try:
+        return Card.from_json(path.read_text(), where=str(path)).checksum
+    except (OSError, CardError):
+        return None
+
+
 def _examples(*commands: str) -> str:
     """A help epilog of example command lines (one per line in --help)."""
     return "Examples:\n\n" + "\n\n".join(f"  {command}" for command in commands)
@@ -168,19 +183,21 @@ def build(
     existing = set(local_ids())
     table = Table(title=f"built ({scale} scale)")
     for column in ("id", "episodes", "steps", "goal consistency", "illegal states",
-                   "transition errors", "seconds"):
+                   "transition errors", "seconds", "checksum as committed"):
         table.add_column(column)
     for dataset_id in targets:
         if skip_existing and dataset_id in existing and not force:
             console.print(f"[yellow]{dataset_id} exists; skipped (use --force to rebuild)[/yellow]")
             continue
+        committed = _committed_checksum(dataset_id, cards_dir)
         result = build_one(dataset_id, scale, force=force, workers=workers, episodes=episodes,
                            cards_dir=cards_dir, recipes=recipes, backbone=backbone, lora=lora,
                            precision=precision, batch_size=batch_size)
         card = result.card
+        same = "no card before" if committed is None else ("yes" if committed == card.checksum else "[red]no")
         table.add_row(dataset_id, str(card.episodes), str(card.steps), _pct(card.goal_consistency),
                       _pct(card.illegal_state_rate), _pct(card.transition_error_rate),
-                      f"{result.seconds:.1f}")
+                      f"{result.seconds:.1f}", same)
     console.print(table)
 
 

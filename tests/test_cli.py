@@ -235,3 +235,16 @@ def test_a_ctrl_c_dropped_on_the_way_still_stops_the_build_at_the_next_episode(m
     assert not list(minari_root.glob(".imaginebench-staging-*"))
     assert not (minari_root / HARD).exists()
     assert build(HARD, episodes=2, workers=1, cards_dir=tmp_path / "cards", progress=False).card.episodes == 2
+
+
+def test_build_says_whether_the_checksum_equals_the_committed_cards(minari_root, tmp_path):
+    cards = tmp_path / "cards"
+    options = ["--episodes", "3", "--workers", "1", "--cards-dir", str(cards), "--force"]
+    first = CliRunner().invoke(app, ["build", HARD, *options], env={"COLUMNS": "250"})
+    assert first.exit_code == 0 and "no card before" in first.output, first.output
+    again = CliRunner().invoke(app, ["build", HARD, *options], env={"COLUMNS": "250"})
+    assert again.exit_code == 0 and again.output.rstrip().splitlines()[-2].rstrip(" │").endswith("yes")
+    committed = cards / "clevr-hard-real-v0.json"
+    committed.write_text(committed.read_text().replace('"checksum": "', '"checksum": "0'))
+    changed = CliRunner().invoke(app, ["build", HARD, *options], env={"COLUMNS": "250"})
+    assert changed.exit_code == 0 and changed.output.rstrip().splitlines()[-2].rstrip(" │").endswith("no")
