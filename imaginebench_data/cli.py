@@ -70,18 +70,6 @@ def _examples(*commands: str) -> str:
     return "Examples:\n\n" + "\n\n".join(f"  {command}" for command in commands)
 
 
-def _ours(dataset_id: str) -> bool:
-    """Whether a local dataset carries our card (another package's may share the Minari folder)."""
-    import json
-
-    from .datasets.read import CARD_KEY, data_path
-
-    try:
-        return CARD_KEY in json.loads((data_path(dataset_id) / "metadata.json").read_text())
-    except (OSError, ValueError):
-        return True  # unreadable: ours or not, verify reports it
-
-
 def _did_you_mean(error: Exception) -> str:
     """" Did you mean ID?" for an id that is close to one a recipe builds or one that is local."""
     given = getattr(error, "given", None)
@@ -232,13 +220,13 @@ def verify(
     from rich.progress import track
 
     from .datasets.ids import DatasetId
-    from .datasets.read import local_ids
+    from .datasets.read import local_ids, written_by_us
     from .datasets.verify import verify as verify_one
 
     chosen = list(ids or [])
     if domains or not chosen:
         found = [i for i in local_ids() if not domains or DatasetId.parse(i).domain in domains]
-        foreign = [i for i in found if not _ours(i)]
+        foreign = [i for i in found if not written_by_us(i)]
         if foreign:
             console.print(f"skipped {len(foreign)} dataset(s) not written by imaginebench-data: "
                           f"{', '.join(foreign)}")

@@ -77,24 +77,43 @@ def data_path(dataset_id: str | DatasetId) -> Path:
     return path
 
 
-def read_card(dataset_id: str | DatasetId) -> Card:
-    """The card stored in a local dataset's metadata."""
-    path = data_path(dataset_id) / "metadata.json"
-    with open(path) as f:
-        stored = json.load(f).get(CARD_KEY)
+def _stored_card(folder: Path) -> Any:
+    """The card JSON in the metadata of the dataset whose ``data/`` folder is ``folder``
+    (None when the dataset has none: another package wrote it)."""
+    with open(folder / "metadata.json") as f:
+        return json.load(f).get(CARD_KEY)
+
+
+def _card_at(folder: Path, dataset_id: str | DatasetId) -> Card:
+    stored = _stored_card(folder)
     if stored is None:
-        raise DatasetNotFoundError(f"dataset {str(dataset_id)!r} at {path.parent} has no {CARD_KEY!r} "
+        raise DatasetNotFoundError(f"dataset {str(dataset_id)!r} at {folder} has no {CARD_KEY!r} "
                                    "metadata: it was not written by imaginebench-data")
     try:
-        return Card.from_json(stored, where=f"{path} key {CARD_KEY!r}")
+        return Card.from_json(stored, where=f"{folder / 'metadata.json'} key {CARD_KEY!r}")
     except CardError as error:
         raise DatasetNotFoundError(str(error)) from None
 
 
+def read_card(dataset_id: str | DatasetId) -> Card:
+    """The card stored in a local dataset's metadata."""
+    return _card_at(data_path(dataset_id), dataset_id)
+
+
+def written_by_us(dataset_id: str | DatasetId) -> bool:
+    """Whether a local dataset carries our card (another package's datasets may share the
+    Minari folder); an unreadable one counts as ours, so that ``verify`` reports it."""
+    try:
+        return _stored_card(data_path(dataset_id)) is not None
+    except (OSError, ValueError):
+        return True
+
+
 def open_dataset(dataset_id: str | DatasetId) -> tuple[minari.MinariDataset, Card]:
     """The Minari dataset and its card."""
-    card = read_card(dataset_id)
-    return minari.MinariDataset(data_path(dataset_id)), card
+    folder = data_path(dataset_id)
+    card = _card_at(folder, dataset_id)  # a dataset not ours is refused before Minari opens it
+    return minari.MinariDataset(folder), card
 
 
 def stored_episodes(dataset: minari.MinariDataset, domain: Domain) -> Iterator[Episode]:
