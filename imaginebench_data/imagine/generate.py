@@ -25,6 +25,7 @@ from tqdm.auto import tqdm
 
 from ..core.task import Task
 from .backbone import slot_token_id
+from .determinism import pinned
 from .model import GroundedLM
 from .sequences import TEXT, SequenceBuilder, pad_field, rollout_prompt, stack_sentences
 
@@ -107,6 +108,7 @@ def _succeeded(prompts: Sequence[Prompt], prev: np.ndarray, actions: np.ndarray,
 
 
 @torch.no_grad()
+@pinned()
 def imagine_batch(model: GroundedLM, prompts: Sequence[Prompt],
                   sentence: Callable[[str], np.ndarray | None], cache: bool = True,
                   decode: Callable[[np.ndarray], np.ndarray] | None = None) -> list[Rollout]:

@@ -18,6 +18,7 @@ from .backbone import backbone_for, slot_token_id
 from .checkpoint import save_checkpoint
 from .config import SCRATCH, GroundingConfig
 from .data import SequenceFactory, collate, read_episodes, split, task_phrasings
+from .determinism import pinned
 from .model import GroundedLM
 from .precision import resolve as resolve_precision
 
@@ -88,6 +89,7 @@ class SentenceTable:
         return self.table[text]
 
 
+@pinned()
 def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, lora: int = 0,
                     sentence_encoder: str | None = "minilm", settings: TrainSettings | None = None,
                     device: str | None = None, progress: bool = True) -> str:

@@ -46,7 +46,7 @@ def default_cards_dir(dataset_id: DatasetId) -> Path:
 
 
 def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = False, workers: int = 2,
-          episodes: int | None = None, cards_dir: Path | None = None,
+          episodes: int | None = None, cards_dir: str | os.PathLike | None = None,
           recipes: dict[str, Recipe] | None = None, progress: bool = True,
           backbone: str = SCRATCH, lora: int = 0, precision: str = "auto",
           batch_size: int = 64) -> BuildResult:
@@ -81,7 +81,8 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
                 **recipe.notes}
 
     published = publish(dataset_id, rollouts, domain, scale=scale, provenance=provenance,
-                        description=recipe.description, cards_dir=cards_dir or default_cards_dir(dataset_id),
+                        description=recipe.description,
+                        cards_dir=Path(cards_dir) if cards_dir else default_cards_dir(dataset_id),
                         total=count, force=force, progress=progress, desc="build")
     return BuildResult(dataset_id, published.path, published.card, time.perf_counter() - started,
                        published.card_files)
