@@ -21,7 +21,7 @@ Run one with ``imaginebench build imaginebench/babyai-train-real-v0 --scale demo
 ``python -m imaginebench_data.builders.babyai [--scale paper]``.
 """
 
-from imaginebench_data.pipeline.recipe import Recipe, imagined_twin, main
+from imaginebench_data.pipeline.recipe import Recipe, main, model_twins
 
 SCALES = {"train": (840, 8400, 11000), "rephrase": (420, 8400, 12000), "easy": (400, 18000, 13000),
           "hard": (300, 18000, 14000)}
@@ -46,7 +46,7 @@ RECIPES = [
     for level, (demo, paper, seed) in SCALES.items()
 ]
 
-RECIPES += [imagined_twin(recipe) for recipe in RECIPES if recipe.level != "train"]
+RECIPES += [twin for recipe in RECIPES if recipe.level != "train" for twin in model_twins(recipe)]
 
 if __name__ == "__main__":
     main(RECIPES)

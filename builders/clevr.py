@@ -18,7 +18,7 @@ Run one with ``imaginebench build imaginebench/clevr-train-real-v0 --scale demo`
 ``python -m imaginebench_data.builders.clevr [--scale paper]``.
 """
 
-from imaginebench_data.pipeline.recipe import Recipe, imagined_twin, main
+from imaginebench_data.pipeline.recipe import Recipe, main, model_twins
 
 RECIPES = [
     Recipe(
@@ -52,7 +52,7 @@ RECIPES = [
     ),
 ]
 
-RECIPES += [imagined_twin(recipe) for recipe in RECIPES if recipe.level != "train"]
+RECIPES += [twin for recipe in RECIPES if recipe.level != "train" for twin in model_twins(recipe)]
 
 if __name__ == "__main__":
     main(RECIPES)

@@ -153,6 +153,7 @@ def build(
     from .datasets.read import local_ids
     from .pipeline.build import build as build_one
     from .pipeline.recipe import SCALES, build_order, load_recipes
+    from .pipeline.verified import NothingVerifiedError
 
     if scale not in SCALES:
         raise typer.BadParameter(f"scale must be one of {SCALES}, got {scale!r}")
@@ -178,9 +179,14 @@ def build(
             console.print(f"[yellow]{dataset_id} exists; skipped (use --force to rebuild)[/yellow]")
             continue
         committed = _committed_checksum(dataset_id, cards_dir)
-        result = build_one(dataset_id, scale, force=force, workers=workers, episodes=episodes,
-                           cards_dir=cards_dir, recipes=recipes, backbone=backbone, lora=lora,
-                           precision=precision, batch_size=batch_size)
+        try:
+            result = build_one(dataset_id, scale, force=force, workers=workers, episodes=episodes,
+                               cards_dir=cards_dir, recipes=recipes, backbone=backbone, lora=lora,
+                               precision=precision, batch_size=batch_size)
+        except NothingVerifiedError as error:  # a measured outcome, not a failure: say so, go on
+            console.print(f"[yellow]{error}[/yellow]")
+            table.add_row(dataset_id, "0", "0", "-", "-", "-", "-", "not built: no episode passed")
+            continue
         card = result.card
         same = "no card before" if committed is None else ("yes" if committed == card.checksum else "[red]no")
         table.add_row(dataset_id, str(card.episodes), str(card.steps), _pct(card.goal_consistency),

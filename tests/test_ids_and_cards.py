@@ -29,7 +29,7 @@ def test_a_well_formed_id_parses_into_its_parts():
     "imaginebench/clevr-train-real-v0 ",
     "imaginebench/clevr-train-real",
     "imaginebench/clevr-medium-real-v0",          # no such level
-    "imaginebench/clevr-train-verified-v0",       # no such source (yet)
+    "imaginebench/clevr-train-synthetic-v0",       # no such source (yet)
     "imaginebench/Clevr-train-real-v0",           # domains are lower case
     "imaginebench/cl\u00e9vr-train-real-v0",
     "i/clevr-train-real-v0",                      # a one-letter namespace

@@ -95,8 +95,9 @@ def test_real_datasets_are_built_before_imaginary_ones(recipes):
     assert [i for i in ordered if "real" in i] == [i for i in defaults if "real" in i]
 
 
-def test_every_imaginary_recipe_twins_its_oracle(recipes):
-    imagined = [r for r in recipes.values() if r.generator == "imagine"]
+@pytest.mark.parametrize("generator", ["imagine", "verify"])
+def test_every_model_recipe_twins_its_oracle(recipes, generator):
+    imagined = [r for r in recipes.values() if r.generator == generator]
     assert len(imagined) == 3 * len({r.domain for r in recipes.values()})
     for recipe in imagined:
         oracle = recipes[str(recipe.dataset_id.with_(source="real"))]
@@ -106,11 +107,12 @@ def test_every_imaginary_recipe_twins_its_oracle(recipes):
 
 
 @pytest.mark.parametrize("domain", domain_names())
-def test_each_domain_has_four_real_recipes_and_three_imagined_twins_with_their_own_seeds(recipes, domain):
+def test_each_domain_has_four_real_recipes_and_three_imagined_and_verified_twins(recipes, domain):
     ours = {i: r for i, r in recipes.items() if r.domain == domain}
     levels = ("train", "rephrase", "easy", "hard")
     expected = {f"imaginebench/{domain}-{level}-real-v0" for level in levels}
-    expected |= {f"imaginebench/{domain}-{level}-imaginary-v0" for level in levels[1:]}
+    expected |= {f"imaginebench/{domain}-{level}-{source}-v0" for level in levels[1:]
+                 for source in ("imaginary", "verified")}
     assert set(ours) == expected
     assert all(r.default == (domain == "clevr") for r in ours.values())  # make demo builds CLEVR's
     other_seeds = {r.seed for r in recipes.values() if r.domain != domain}
@@ -120,3 +122,6 @@ def test_each_domain_has_four_real_recipes_and_three_imagined_twins_with_their_o
         assert imagined.generator == "imagine"
         assert imagined.seed == ours[f"imaginebench/{domain}-{level}-real-v0"].seed
         assert imagined.seed not in other_seeds
+        verified = ours[f"imaginebench/{domain}-{level}-verified-v0"]
+        assert (verified.generator, verified.seed, verified.train_from) == ("verify", imagined.seed,
+                                                                           imagined.train_from)

@@ -48,7 +48,7 @@ def test_installed_package_lists_and_builds_from_outside_the_checkout(venv, tmp_
     assert str(venv) in where and str(CHECKOUT) not in where  # the installed copy, not the checkout
     listing = run(venv, "imaginebench", "list", cwd=tmp_path, minari=tmp_path / "minari")
     rows = [line for line in listing.splitlines() if line.startswith("│ imaginebench/")]
-    assert len(rows) == 35 and "imaginebench/libero-hard-imaginary-v0" in listing
+    assert len(rows) == 50 and "imaginebench/libero-hard-imaginary-v0" in listing
     run(venv, "imaginebench", "build", "imaginebench/clevr-easy-real-v0", "--episodes", "3", "--workers", "1",
         cwd=tmp_path, minari=tmp_path / "minari")
     assert (tmp_path / "minari" / "imaginebench" / "clevr-easy-real-v0" / "data" / "metadata.json").is_file()

@@ -25,15 +25,16 @@ from imaginebench_data.imagine import checkpoints as store
 from imaginebench_data.pipeline.build import build
 from imaginebench_data.pipeline.recipe import load_recipes
 
+HARD = "imaginebench/clevr-hard-imaginary-v0"
 torch.set_num_threads(int(sys.argv[1]))  # what the machine would choose
 store.EVIDENCE_EPISODES = 8
 recipes = {i: replace(r, train_epochs=1) for i, r in load_recipes().items()}
-result = build(%r, episodes=6, workers=int(sys.argv[2]), force=True, cards_dir=sys.argv[3],
+result = build(HARD, episodes=6, workers=int(sys.argv[2]), force=True, cards_dir=sys.argv[3],
                recipes=recipes, progress=False)
-states = [ep.observations["state"].tolist() for ep in minari.load_dataset(%r).iterate_episodes()]
+states = [ep.observations["state"].tolist() for ep in minari.load_dataset(HARD).iterate_episodes()]
 print(json.dumps({"hash": result.card.provenance["checkpoint_hash"], "checksum": result.card.checksum,
                   "states": states, "threads_after": torch.get_num_threads()}))
-""" % (HARD, HARD)
+"""
 
 
 def ground_and_imagine(minari_root, tmp_path, name: str, threads: int, workers: int) -> dict:

@@ -60,14 +60,33 @@ def render_markdown(card: Card) -> str:
             f"{_pct(stats['transition_error_rate'])} | {_pct(stats['illegal_state_rate'])} |"
         )
     lines += ["", "## How it was made", ""]
-    lines += [f"- **{key}**: {value}" for key, value in prov.items() if key not in ("packages", "evidence")]
+    lines += [f"- **{key}**: {value}" for key, value in prov.items()
+              if key not in ("packages", "evidence", "verification")]
     lines.append("- **packages**: " + ", ".join(f"{k} {v}" for k, v in prov["packages"].items()))
     lines.append(f"- **checksum** (sha256 of the arrays): `{card.checksum}`")
+    if "verification" in prov:
+        lines += _verification_lines(prov["verification"])
     if "evidence" in prov:
         lines += _evidence_lines(prov["evidence"])
     lines += ["", "## Notes", ""]
     lines += [f"- **{key}**: {value}" for key, value in card.notes.items()]
     return "\n".join(lines) + "\n"
+
+
+def _verification_lines(verification: dict[str, Any]) -> list[str]:
+    """What a verified dataset kept, and the budget it spent (see ``pipeline/verified.py``)."""
+    v = verification
+    rejected = ", ".join(f"{k} {n}" for k, n in v["rejected_by"].items()) or "none"
+    return [
+        "", "## Verification", "",
+        f"Only episodes passing every checker ({', '.join(v['criteria'])}) are kept. A failed episode "
+        f"is imagined again for the same task from a new phrasing and real start state, at most "
+        f"{v['attempts_per_episode']} attempts per episode.", "",
+        "| requested | kept | attempts imagined | budget (attempts) | acceptance rate | failed checks |",
+        "|---|---|---|---|---|---|",
+        f"| {v['requested']} | {v['accepted']} | {v['attempts']} | "
+        f"{v['attempts_per_episode'] * v['requested']} | {_pct(v['acceptance_rate'])} | {rejected} |",
+    ]
 
 
 def _evidence_lines(evidence: dict[str, Any]) -> list[str]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-SOURCES = ("real", "imaginary")  # a dataset's episodes come from the expert or from a model
+SOURCES = ("real", "imaginary", "verified")  # the expert, a model, or a model checked episode by episode
 
 
 @dataclass

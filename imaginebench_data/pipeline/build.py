@@ -14,7 +14,8 @@ from ..domains import get_domain
 from ..imagine.config import SCRATCH
 from .generators import expert_episodes, imagined_episodes
 from .publish import publish
-from .recipe import Recipe, load_recipes
+from .recipe import MODEL_GENERATORS, Recipe, load_recipes
+from .verified import verified_episodes
 
 
 class UnknownRecipeError(KeyError):
@@ -67,10 +68,10 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
     domain = get_domain(recipe.domain)
     count = episodes if episodes is not None else recipe.episodes[scale]
     started = time.perf_counter()
-    if recipe.generator == "imagine":
-        rollouts, generator = imagined_episodes(recipe, count, backbone=backbone, lora=lora,
-                                                precision=precision, batch_size=batch_size,
-                                                progress=progress, workers=workers)
+    if recipe.generator in MODEL_GENERATORS:
+        generate = imagined_episodes if recipe.generator == "imagine" else verified_episodes
+        rollouts, generator = generate(recipe, count, backbone=backbone, lora=lora, precision=precision,
+                                       batch_size=batch_size, progress=progress, workers=workers)
     else:
         rollouts, generator = expert_episodes(recipe, count, workers), {"workers": workers,
                                                                       "checkpoint_hash": None}

@@ -79,6 +79,52 @@ def expert_episodes(recipe: Recipe, count: int, workers: int) -> Iterator[Episod
         yield from pool.imap(_expert_job, jobs, chunksize=4)
 
 
+def grounded_model(recipe: Recipe, *, backbone: str, lora: int, precision: str, progress: bool,
+                   workers: int, batch_size: int) -> tuple[Any, dict[str, Any]]:
+    """The checkpoint path of the model the recipe imagines with (trained in ``precision`` if
+    no checkpoint for this configuration exists yet) and the card's provenance for it."""
+    from ..imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
+    from ..imagine.train import TrainSettings
+
+    path = ensure_checkpoint(str(recipe.train_from), backbone=backbone, lora=lora,
+                             settings=TrainSettings(epochs=recipe.train_epochs, precision=precision),
+                             progress=progress)
+    provenance = checkpoint_provenance(path)
+    provenance["actions_outside_space"] = 0  # counted while the episodes are generated
+    provenance["workers"] = workers
+    provenance["generation_batch_size"] = batch_size
+    return path, provenance
+
+
+def imagined_rollouts(model, domain, starts: list, *, batch_size: int, provenance: dict[str, Any],
+                      source: str, progress: bool, desc: str) -> Iterator[Episode]:
+    """The model's rollout from each start, as unchecked episodes in the order of ``starts``."""
+    from ..imagine.generate import Prompt, imagine
+    from ..imagine.train import SentenceTable
+
+    prompts = [Prompt(start.task, start.instruction, start.state) for start in starts]
+    sentences = SentenceTable(model.config.sentence_encoder)
+    rollouts = imagine(model, prompts, sentences, batch_size=batch_size, decode=domain.decode_state,
+                       progress=progress, desc=desc)
+    for start, rollout in zip(starts, rollouts):
+        actions, outside = executed_actions(domain.action_space, rollout.actions)
+        provenance["actions_outside_space"] += outside
+        yield rollout_episode(domain, start, rollout.states, actions, source=source)
+
+
+@contextlib.contextmanager
+def checker(domain_name: str, workers: int) -> Iterator[Any]:
+    """``check(episodes)``: the episodes annotated by the checkers, in order, in ``workers``
+    forked processes (forked on entry: enter before loading a model) or in this one."""
+    if workers <= 1:
+        domain = get_domain(domain_name)
+        sim = domain.simulator()
+        yield lambda episodes: (annotate(domain, episode, sim) for episode in episodes)
+        return
+    with _worker_pool(domain_name, workers) as pool:
+        yield lambda episodes: pool.imap(_annotate_job, episodes)
+
+
 def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, batch_size: int = 64,
                       precision: str = "auto", progress: bool = True,
                       workers: int = 1) -> tuple[Iterator[Episode], dict[str, Any]]:
@@ -91,38 +137,20 @@ def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, b
     forked before the model is loaded, meanwhile.
     """
     from ..imagine.checkpoint import load_checkpoint
-    from ..imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
-    from ..imagine.generate import Prompt, imagine
-    from ..imagine.train import SentenceTable, TrainSettings, default_device
+    from ..imagine.train import default_device
 
-    path = ensure_checkpoint(str(recipe.train_from), backbone=backbone, lora=lora,
-                             settings=TrainSettings(epochs=recipe.train_epochs, precision=precision),
-                             progress=progress)
-    provenance = checkpoint_provenance(path)
-    provenance["actions_outside_space"] = 0  # counted while the episodes are generated
-    provenance["workers"] = workers
-    provenance["generation_batch_size"] = batch_size
-
-    def unchecked(domain, sim) -> Iterator[Episode]:
-        model = load_checkpoint(path, default_device())
-        starts = [episode_start(domain, recipe.level, index, recipe.seed, sim) for index in range(count)]
-        prompts = [Prompt(start.task, start.instruction, start.state) for start in starts]
-        sentences = SentenceTable(model.config.sentence_encoder)
-        rollouts = imagine(model, prompts, sentences, batch_size=batch_size, decode=domain.decode_state,
-                           progress=progress, desc=f"imagine {recipe.dataset_id}")
-        for start, rollout in zip(starts, rollouts):
-            actions, outside = executed_actions(domain.action_space, rollout.actions)
-            provenance["actions_outside_space"] += outside
-            yield rollout_episode(domain, start, rollout.states, actions, source="imaginary")
+    path, provenance = grounded_model(recipe, backbone=backbone, lora=lora, precision=precision,
+                                      progress=progress, workers=workers, batch_size=batch_size)
 
     def episodes() -> Iterator[Episode]:
         domain = get_domain(recipe.domain)
-        if workers <= 1:
+        with checker(recipe.domain, workers) as check:
             sim = domain.simulator()
-            yield from (annotate(domain, episode, sim) for episode in unchecked(domain, sim))
-            return
-        with _worker_pool(recipe.domain, workers) as pool:
-            yield from pool.imap(_annotate_job, unchecked(domain, domain.simulator()))
+            model = load_checkpoint(path, default_device())
+            starts = [episode_start(domain, recipe.level, index, recipe.seed, sim) for index in range(count)]
+            yield from check(imagined_rollouts(model, domain, starts, batch_size=batch_size,
+                                               provenance=provenance, source="imaginary", progress=progress,
+                                               desc=f"imagine {recipe.dataset_id}"))
 
     return episodes(), provenance
 

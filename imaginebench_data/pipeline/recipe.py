@@ -8,7 +8,8 @@ from dataclasses import dataclass, field, replace
 from ..datasets.ids import DatasetId
 
 SCALES = ("demo", "paper")
-GENERATORS = ("expert", "imagine")
+GENERATORS = ("expert", "imagine", "verify")
+MODEL_GENERATORS = ("imagine", "verify")  # grounded on ``train_from``
 
 
 @dataclass(frozen=True)
@@ -17,8 +18,10 @@ class Recipe:
 
     ``generator="expert"`` rolls out the domain's expert; ``"imagine"`` rolls out a model
     grounded on the real dataset ``train_from`` (trained for ``train_epochs`` epochs the first
-    time it is needed). Episode ``i`` starts from the task, phrasing and real reset state of
-    episode ``i`` of any recipe with the same seed and level. Ids may be given as strings;
+    time it is needed); ``"verify"`` keeps only the model's rollouts that pass every checker,
+    imagining an episode again, from a new start, at most ``attempts`` times in all. Episode
+    ``i`` starts from the task, phrasing and real reset state of episode ``i`` of any recipe
+    with the same seed and level. Ids may be given as strings;
     they are parsed once, here.
     """
 
@@ -31,6 +34,7 @@ class Recipe:
     notes: dict[str, str] = field(default_factory=dict)
     train_from: DatasetId | None = None
     train_epochs: int = 20
+    attempts: int = 4
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dataset_id", DatasetId.parse(self.dataset_id))
@@ -39,8 +43,8 @@ class Recipe:
         if self.generator not in GENERATORS:
             raise ValueError(f"recipe {self.dataset_id}: generator must be one of {GENERATORS}, "
                              f"got {self.generator!r}")
-        if self.generator == "imagine" and self.train_from is None:
-            raise ValueError(f"recipe {self.dataset_id}: generator 'imagine' needs train_from "
+        if self.generator in MODEL_GENERATORS and self.train_from is None:
+            raise ValueError(f"recipe {self.dataset_id}: generator {self.generator!r} needs train_from "
                              "(the real dataset the model is grounded on)")
         missing = set(SCALES) - set(self.episodes)
         if missing:
@@ -72,7 +76,7 @@ def load_recipes() -> dict[str, Recipe]:
 def build_order(dataset_ids: list[str], recipes: dict[str, Recipe]) -> list[str]:
     """``dataset_ids`` with every expert recipe before every imagined one (which is grounded on
     a real dataset), otherwise in the given order."""
-    return sorted(dataset_ids, key=lambda i: i in recipes and recipes[i].generator == "imagine")
+    return sorted(dataset_ids, key=lambda i: i in recipes and recipes[i].generator in MODEL_GENERATORS)
 
 
 def imagined_twin(oracle: Recipe) -> Recipe:
@@ -86,11 +90,28 @@ def imagined_twin(oracle: Recipe) -> Recipe:
                    f"imagined by a language model grounded on {train} (KALM).")
 
 
+def verified_twin(oracle: Recipe) -> Recipe:
+    """The verified recipe of an oracle: its imagined twin's episodes that pass every checker
+    (goal consistent, legal, every transition within tolerance), each failed one imagined
+    again from a new start of the same task, ``attempts`` times at most."""
+    imagined = imagined_twin(oracle)
+    parsed = imagined.dataset_id
+    return replace(imagined, dataset_id=parsed.with_(source="verified"), generator="verify",
+                   description=f"{parsed.domain} rollouts of the {parsed.level} level imagined by a language "
+                   f"model grounded on {imagined.train_from} (KALM), kept only where every checker passed "
+                   f"(at most {imagined.attempts} attempts per episode).")
+
+
+def model_twins(oracle: Recipe) -> list[Recipe]:
+    """The imagined and the verified recipe of an oracle."""
+    return [imagined_twin(oracle), verified_twin(oracle)]
+
+
 def level_recipes(domain: str, label: str, levels: dict[str, tuple[int, int, int, int]],
                   descriptions: dict[str, str]) -> list[Recipe]:
     """The real recipe of every level (``levels[level] = (tasks, seed, demo per task, paper per
     task)``; "<label> expert rollouts of <description>.", "Oracle: ..." past train) and the
-    imagined twin of every oracle; none built by ``make demo``."""
+    imagined and verified twins of every oracle; none built by ``make demo``."""
     real = [
         Recipe(f"imaginebench/{domain}-{level}-real-v0",
                episodes={"demo": tasks * demo, "paper": tasks * paper}, seed=seed, default=False,
@@ -98,7 +119,7 @@ def level_recipes(domain: str, label: str, levels: dict[str, tuple[int, int, int
                + descriptions[level] + ".")
         for level, (tasks, seed, demo, paper) in levels.items()
     ]
-    return real + [imagined_twin(recipe) for recipe in real if recipe.level != "train"]
+    return real + [twin for recipe in real if recipe.level != "train" for twin in model_twins(recipe)]
 
 
 def main(recipes: list[Recipe]) -> None:

@@ -18,9 +18,11 @@ from ..core.simulator import Simulator
 from ..core.task import Task
 
 
-def episode_seed(recipe_seed: int, index: int) -> int:
-    """A 63-bit seed for episode ``index``; independent of how episodes are split over workers."""
-    return int(np.random.SeedSequence([recipe_seed, index]).generate_state(2, np.uint64)[0] >> np.uint64(1))
+def episode_seed(recipe_seed: int, index: int, attempt: int = 0) -> int:
+    """A 63-bit seed for episode ``index``; independent of how episodes are split over workers.
+    ``attempt`` > 0 gives the independent re-draws of a verified dataset's regenerations."""
+    entropy = [recipe_seed, index] + ([attempt] if attempt else [])
+    return int(np.random.SeedSequence(entropy).generate_state(2, np.uint64)[0] >> np.uint64(1))
 
 
 @dataclass
@@ -36,11 +38,14 @@ class Start:
         return self.task.phrasings[self.phrasing_id]
 
 
-def episode_start(domain: Domain, level: str, index: int, recipe_seed: int, sim: Simulator) -> Start:
-    """Task ``index % n_tasks`` of ``level``, a phrasing drawn uniformly, and a real reset state."""
+def episode_start(domain: Domain, level: str, index: int, recipe_seed: int, sim: Simulator,
+                  attempt: int = 0) -> Start:
+    """Task ``index % n_tasks`` of ``level``, a phrasing drawn uniformly, and a real reset state.
+    Attempt 0 is the episode every recipe with this seed shares; a later ``attempt`` keeps the
+    task and draws phrasing and start state anew (a verified dataset's regeneration)."""
     tasks = domain.tasks(level)
     task = tasks[index % len(tasks)]
-    seed = episode_seed(recipe_seed, index)
+    seed = episode_seed(recipe_seed, index, attempt)
     rng = np.random.default_rng(seed)
     phrasing_id = int(rng.integers(len(task.phrasings)))
     return Start(task, phrasing_id, seed, rng, sim.reset(task, rng))

@@ -1,4 +1,4 @@
-"""The point domain's recipes: four real levels and the three imagined twins."""
+"""The point domain's recipes: four real levels and the imagined and verified twins of three."""
 
 from imaginebench_data.pipeline.recipe import level_recipes
 
