@@ -312,19 +312,26 @@ def ground(
     console.print(table)
 
 
-@app.command("evaluate", epilog=_examples("imaginebench evaluate --domain clevr --algo bc --seeds 3"))
+@app.command("evaluate", epilog=_examples("imaginebench evaluate --domain clevr --algo bc --seeds 3",
+                                           "imaginebench evaluate --level train --budget paper"))
 def evaluate_regimes(
     domain: str = typer.Option("clevr", help="Domain whose datasets are compared."),
     algo: str = typer.Option("bc", help="bc (plain torch), or d3rlpy's cql / td3+bc (in .venv-d3rlpy)."),
     seeds: int = typer.Option(3, help="Seeds per (level, regime)."),
-    steps: int = typer.Option(5000, help="Gradient steps per run."),
+    budget: str = typer.Option("demo", help="demo (5,000 gradient steps per run) or paper (the "
+                               "original's 500,000)."),
+    steps: int | None = typer.Option(None, help="Gradient steps per run (overrides --budget)."),
     levels: list[str] = typer.Option(None, "--level", help="Only this level (repeatable); default all."),
     out: Path = typer.Option(Path("results"), help="Folder for the result files."),
 ) -> None:
     """Train a policy on each data regime (real / real+imaginary 1:1 / oracle) of each level,
     evaluate it in the level's eval env, and write the table (mean ± std over seeds) and a plot."""
-    from .baselines.compare import LEVELS, compare, markdown_table, summary, write_results
+    from .baselines.compare import BUDGETS, LEVELS, compare, markdown_table, summary, write_results
+    from .datasets.read import read_card
 
+    if budget not in BUDGETS:
+        raise typer.BadParameter(f"--budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
+    steps = steps or BUDGETS[budget]
     started = time.perf_counter()
     try:
         results = compare(domain, algo=algo, levels=tuple(levels or LEVELS), seeds=seeds, steps=steps)
@@ -332,8 +339,12 @@ def evaluate_regimes(
         raise typer.BadParameter(str(error)) from error
     minutes = (time.perf_counter() - started) / 60
     model = "2x256 MLP" if algo == "bc" else "d3rlpy's default networks"
-    paths = write_results(results, out, note=f"{algo}: {steps} steps of 256, {model} on [state, MiniLM "
-                          f"instruction embedding]; the whole comparison took {minutes:.1f} minutes.")
+    scale = read_card(f"imaginebench/{domain}-train-real-v0").scale
+    policy = " (actions sampled from its softmax)" if algo == "bc" else ""
+    paths = write_results(results, out, note=f"{algo}: {steps:,} steps of 256, {model}{policy} on [state, "
+                          f"MiniLM instruction embedding], {scale}-scale datasets; the whole comparison "
+                          f"took {minutes:.1f} minutes on {os.cpu_count()} CPU cores, "
+                          f"{time.strftime('%Y-%m-%d')}.")
     console.print(markdown_table(summary(results)))
     for path in paths:
         console.print(f"wrote {path}")

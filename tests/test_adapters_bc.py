@@ -52,13 +52,25 @@ def test_d4rl_rows_are_minari_steps_with_the_instruction_appended(train_set):
 
 def test_bc_learns_the_training_set(train_set):
     sampler = ib.Sampler({train_set: 1.0}, encoder=None)
-    policy, losses = train_bc(sampler, BCSettings(steps=600, batch_size=64))
+    policy, losses = train_bc(sampler, BCSettings(steps=600, batch_size=64, sample=False))
     assert losses[-1] < 0.5 * losses[0]
     transitions = sampler.datasets[0]
     chosen = [policy({"state": s, "instruction": t}) for s, t in
               zip(transitions.observations[:20], transitions.instruction_texts[:20])]
     assert all(isinstance(a, int) and 0 <= a < 40 for a in chosen)
     assert np.mean(np.array(chosen) == transitions.actions[:20]) > 0.5  # it fits the data it saw
+
+
+def test_bc_samples_its_actions_reproducibly_by_seed(train_set):
+    sampler = ib.Sampler({train_set: 1.0}, encoder=None)
+    transitions = sampler.datasets[0]
+    rows = [{"state": s, "instruction": t} for s, t in zip(transitions.observations[:50],
+                                                             transitions.instruction_texts[:50])]
+    runs = [train_bc(sampler, BCSettings(steps=50, batch_size=64, seed=seed))[0] for seed in (0, 0, 1)]
+    argmax = train_bc(sampler, BCSettings(steps=50, batch_size=64, seed=0, sample=False))[0]
+    chosen = [[policy(row) for row in rows] for policy in (*runs, argmax)]
+    assert chosen[0] == chosen[1]  # the same seed draws the same actions
+    assert chosen[0] != chosen[2] and chosen[0] != chosen[3]  # another seed, or no sampling, differs
 
 
 def test_regimes_and_table():

@@ -5,7 +5,14 @@ Regimes for a level L (every batch mixes its datasets in these ratios):
 - ``real``: the real training set only (``<domain>-train-real``);
 - ``real+imaginary``: training set and L's imaginary rollouts, 1:1 in every batch (the
   papers' mix; the original code pools instead);
+- ``real+verified``: training set and L's verified imagined rollouts (only those that passed
+  every checker), 1:1;
 - ``oracle``: training set and L's real expert rollouts, 1:1 (what perfect imagination would give).
+
+A regime whose dataset is not built (a verified set where no episode passed) is skipped, and
+the table says so.
+
+Budgets: ``demo`` trains 5,000 steps per run; ``paper`` trains the original's 500,000 steps.
 
 The train level has only ``real``. Each (level, regime) is trained with several seeds and
 evaluated in the level's eval env, tasks cycled evenly. Algorithms: ``bc`` (plain torch,
@@ -21,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm.auto import tqdm
 
+from ..datasets.read import local_ids
 from ..domains import get_domain
 from ..loader.evaluate import evaluate
 from ..loader.sampler import Sampler
@@ -29,7 +37,8 @@ from .bc import BCSettings, train_bc
 from .offline import ALGORITHMS, OfflineSettings, train_offline
 
 ALGOS = ("bc", *ALGORITHMS)
-REGIMES = ("real", "real+imaginary", "oracle")
+REGIMES = ("real", "real+imaginary", "real+verified", "oracle")
+BUDGETS = {"demo": 5_000, "paper": 500_000}  # gradient steps per run
 LEVELS = ("train", "rephrase", "easy", "hard")
 MIN_EPISODES = 40
 
@@ -40,7 +49,7 @@ def regime_datasets(domain: str, level: str, regime: str) -> dict[str, float]:
         return {train: 1.0}
     if level == "train":
         raise ValueError(f"the train level has only the 'real' regime, not {regime!r}")
-    other = "imaginary" if regime == "real+imaginary" else "real"
+    other = {"real+imaginary": "imaginary", "real+verified": "verified", "oracle": "real"}[regime]
     return {train: 0.5, f"imaginebench/{domain}-{level}-{other}-v0": 0.5}
 
 
@@ -67,8 +76,10 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
     """One row per (level, regime, seed): success rate, evaluation episodes, seconds."""
     if algo not in ALGOS:
         raise ValueError(f"unknown algorithm {algo!r}; expected one of {', '.join(ALGOS)}")
+    built = set(local_ids())
     runs = [(level, regime, seed) for level in levels for regime in regimes for seed in range(seeds)
-            if not (level == "train" and regime != "real")]
+            if not (level == "train" and regime != "real")
+            and set(regime_datasets(domain, level, regime)) <= built]
     rows, samplers = [], {}
     for level, regime, seed in tqdm(runs, desc=f"{algo} regimes on {domain}", disable=not progress):
         started = time.perf_counter()
@@ -116,6 +127,9 @@ def write_results(results: pd.DataFrame, out_dir: Path, note: str = "") -> list[
     results.to_csv(paths[0], index=False)
     seeds = int(results["seed"].nunique())
     spread = "One seed (no spread)." if seeds == 1 else f"Mean ± standard deviation over {seeds} seeds."
+    skipped = [r for r in REGIMES if r not in set(results["regime"])]
+    if skipped:
+        note += f" Not in this comparison (not asked for, or its dataset is not built): {', '.join(skipped)}."
     paths[1].write_text(f"# {algo.upper()} success rate on {domain} by level and data regime\n\n"
                         f"{spread} {note}\n\n{markdown_table(table)}\n")
     fig, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
@@ -123,7 +137,7 @@ def write_results(results: pd.DataFrame, out_dir: Path, note: str = "") -> list[
     width = 0.8 / len(REGIMES)
     for k, regime in enumerate(REGIMES):
         part = table[table["regime"] == regime].set_index("level").reindex(levels)
-        xs = [i + (k - 1) * width for i in range(len(levels))]
+        xs = [i + (k - (len(REGIMES) - 1) / 2) * width for i in range(len(levels))]
         ax.bar(xs, part["mean"], width, yerr=part["std"].fillna(0), label=regime, capsize=3)
     ax.set_xticks(range(len(levels)), levels)
     ax.set_ylabel("success rate")
