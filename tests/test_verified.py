@@ -70,8 +70,14 @@ def test_failed_episodes_are_imagined_again_until_they_pass_or_the_budget_ends(m
                                                                                 stand_in, workers):
     recipes, fails, made = stand_in
     fails |= {(i, 0) for i in range(0, COUNT, 2)} | {(0, 1), (0, 2)}  # episode 0 never passes
+    oracle = "imaginebench/clevr-rephrase-real-v0"
+    build(oracle, episodes=4, workers=1, cards_dir=tmp_path, progress=False)
+    assert not (tmp_path / "clevr-rephrase-real-v0-vs-oracle.png").exists()  # real data has none
     result = build(DATASET, episodes=COUNT, workers=workers, cards_dir=tmp_path, recipes=recipes,
                    progress=False)
+    assert (tmp_path / "clevr-rephrase-verified-v0-vs-oracle.png").stat().st_size > 10_000
+    markdown = (tmp_path / "clevr-rephrase-verified-v0.md").read_text()
+    assert "## Against the oracle" in markdown and "clevr-rephrase-verified-v0-vs-oracle.png" in markdown
     assert made == [(i, 0) for i in range(COUNT)] + [(i, 1) for i in range(0, COUNT, 2)] + [(0, 2)]
     card = result.card
     assert card.source == "verified" and card.episodes == COUNT - 1 and card.goal_consistency == 1.0

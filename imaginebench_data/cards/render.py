@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .card import Card
+from .oracle import plot_against_oracle
 
 
 def _pct(value: float | None) -> str:
@@ -151,6 +152,11 @@ def write_card_files(card: Card, frame: pd.DataFrame, cards_dir: Path) -> list[P
     name = card.dataset_id.name
     paths = [cards_dir / f"{name}.json", cards_dir / f"{name}.md", cards_dir / f"{name}.png"]
     paths[0].write_text(card.dumps())
-    paths[1].write_text(render_markdown(card))
+    markdown = render_markdown(card)
     plot_card(card, frame, paths[2])
+    against = cards_dir / f"{name}-vs-oracle.png"
+    if plot_against_oracle(card, frame, against):
+        markdown += f"\n## Against the oracle\n\n![{name} against its oracle]({against.name})\n"
+        paths.append(against)
+    paths[1].write_text(markdown)
     return paths

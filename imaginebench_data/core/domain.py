@@ -64,6 +64,9 @@ class Domain:
     - ``recipe_module``: the module whose ``RECIPES`` list builds this domain's datasets
       (default ``imaginebench_data.builders.<name>``, i.e. ``builders/<name>.py``).
     - ``notes``: plain-text facts (state layout, rewards, tolerances) copied into every card.
+    - ``draw_states(ax, states)``: draws one episode's ``(T+1, D)`` states on a matplotlib
+      axis (the cards' imagined-against-oracle figure); None where a picture of the state
+      numbers would say little.
     """
 
     name: str
@@ -81,6 +84,7 @@ class Domain:
     notes: dict[str, str]
     decode_state: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
     recipe_module: str | None = None
+    draw_states: Callable[[Any, np.ndarray], None] | None = None
 
     @property
     def discrete(self) -> bool:

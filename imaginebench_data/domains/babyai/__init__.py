@@ -7,6 +7,7 @@ import numpy as np
 
 from ...core.domain import Domain, OriginalLayout
 from . import checks
+from .draw import draw_states
 from .expert import BabyAIExpert
 from .sim import ACTION_NAMES, N_ACTIONS, STATE_DIM, BabyAISimulator
 from .tasks import HORIZON, SHAPING, STAGE_PENALTY, tasks
@@ -25,6 +26,7 @@ DOMAIN = Domain(
     transition_tolerance=checks.TRANSITION_TOLERANCE,
     original=OriginalLayout(prefix="babyai", state_dim=STATE_DIM),
     decode_state=lambda prev, states: np.rint(states),  # regressed cells, colours, flags: grid integers
+    draw_states=draw_states,
     notes={
         "state": "17 numbers, cells as (row, col) on a 15-column x 8-row minigrid grid: ball colour, "
         "row, col (0-2); box (3-5); key (6-8); door colour, row, col, state 0 open / 1 closed / "

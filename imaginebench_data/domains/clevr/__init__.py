@@ -7,6 +7,7 @@ import numpy as np
 
 from ...core.domain import Domain, OriginalLayout
 from . import checks, original
+from .draw import draw_states
 from .expert import ClevrExpert
 from .sim import N_ACTIONS, STATE_DIM, TABLE_HALF, ClevrSimulator
 from .tasks import tasks
@@ -25,6 +26,7 @@ DOMAIN = Domain(
     transition_tolerance=checks.TRANSITION_TOLERANCE,
     original=OriginalLayout(prefix="ball", state_dim=STATE_DIM, goal_key=original.goal_key,
                             task_key=original.task_key),
+    draw_states=draw_states,
     notes={
         "state": "10 numbers: (x, y) in metres of the red, blue, green, purple, cyan balls.",
         "action": "Discrete(40): ball = a // 8, direction = a % 8 of "
