@@ -313,9 +313,12 @@ def ground(
 
 
 @app.command("evaluate", epilog=_examples("imaginebench evaluate --domain clevr --algo bc --seeds 3",
-                                           "imaginebench evaluate --level train --budget paper"))
+                                           "imaginebench evaluate --level train --budget paper",
+                                           "imaginebench evaluate --domain all --seeds 3"))
 def evaluate_regimes(
-    domain: str = typer.Option("clevr", help="Domain whose datasets are compared."),
+    domains: list[str] = typer.Option(None, "--domain", help="Domain whose datasets are compared "
+                                      "(repeatable; 'all': every domain with a built training set). "
+                                      "Default: clevr."),
     algo: str = typer.Option("bc", help="bc (plain torch), or d3rlpy's cql / td3+bc (in .venv-d3rlpy)."),
     seeds: int = typer.Option(3, help="Seeds per (level, regime)."),
     budget: str = typer.Option("demo", help="demo (5,000 gradient steps per run) or paper (the "
@@ -324,29 +327,52 @@ def evaluate_regimes(
     levels: list[str] = typer.Option(None, "--level", help="Only this level (repeatable); default all."),
     out: Path = typer.Option(Path("results"), help="Folder for the result files."),
 ) -> None:
-    """Train a policy on each data regime (real / real+imaginary 1:1 / oracle) of each level,
-    evaluate it in the level's eval env, and write the table (mean ± std over seeds) and a plot."""
-    from .baselines.compare import BUDGETS, LEVELS, compare, markdown_table, summary, write_results
-    from .datasets.read import read_card
+    """Train a policy on each data regime (real / real+imaginary / real+verified / oracle) of
+    each level, evaluate it in the level's eval env, and write the table (mean ± std over seeds)
+    and a plot per domain; with several domains also results/benchmark-<algo>.md, all in one."""
+    from .baselines.compare import (
+        BUDGETS,
+        LEVELS,
+        benchmark_table,
+        compare,
+        markdown_table,
+        summary,
+        write_results,
+    )
+    from .datasets.read import local_ids, read_card
+    from .domains import domain_names
 
     if budget not in BUDGETS:
         raise typer.BadParameter(f"--budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
     steps = steps or BUDGETS[budget]
-    started = time.perf_counter()
-    try:
-        results = compare(domain, algo=algo, levels=tuple(levels or LEVELS), seeds=seeds, steps=steps)
-    except (ValueError, ImportError) as error:
-        raise typer.BadParameter(str(error)) from error
-    minutes = (time.perf_counter() - started) / 60
-    model = "2x256 MLP" if algo == "bc" else "d3rlpy's default networks"
-    scale = read_card(f"imaginebench/{domain}-train-real-v0").scale
-    policy = " (actions sampled from its softmax)" if algo == "bc" else ""
-    paths = write_results(results, out, note=f"{algo}: {steps:,} steps of 256, {model}{policy} on [state, "
-                          f"MiniLM instruction embedding], {scale}-scale datasets; the whole comparison "
-                          f"took {minutes:.1f} minutes on {os.cpu_count()} CPU cores, "
-                          f"{time.strftime('%Y-%m-%d')}.")
-    console.print(markdown_table(summary(results)))
-    for path in paths:
+    chosen = list(domains or ["clevr"])
+    if "all" in chosen:
+        built = set(local_ids())
+        chosen = [d for d in domain_names() if f"imaginebench/{d}-train-real-v0" in built]
+    every = []
+    for domain in chosen:
+        started = time.perf_counter()
+        try:
+            results = compare(domain, algo=algo, levels=tuple(levels or LEVELS), seeds=seeds, steps=steps)
+        except (ValueError, ImportError) as error:
+            raise typer.BadParameter(str(error)) from error
+        minutes = (time.perf_counter() - started) / 60
+        model = "2x256 MLP" if algo == "bc" else "d3rlpy's default networks"
+        scale = read_card(f"imaginebench/{domain}-train-real-v0").scale
+        policy = " (actions sampled from its softmax)" if algo == "bc" else ""
+        paths = write_results(results, out, note=f"{algo}: {steps:,} steps of 256, {model}{policy} on "
+                              f"[state, MiniLM instruction embedding], {scale}-scale datasets; the whole "
+                              f"comparison took {minutes:.1f} minutes on {os.cpu_count()} CPU cores, "
+                              f"{time.strftime('%Y-%m-%d')}.")
+        console.print(markdown_table(summary(results)))
+        for path in paths:
+            console.print(f"wrote {path}")
+        every.append(results)
+    if len(every) > 1:
+        path = out / f"benchmark-{algo}.md"
+        path.write_text(f"# {algo.upper()}: success rate by domain, level and data regime\n\n"
+                        f"{steps:,} steps per run, {seeds} seeds, {time.strftime('%Y-%m-%d')}.\n\n"
+                        f"{benchmark_table(every)}\n")
         console.print(f"wrote {path}")
 
 

@@ -113,6 +113,21 @@ def markdown_table(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def benchmark_table(every: list[pd.DataFrame]) -> str:
+    """One Markdown table of several domains' results: a row per (domain, level)."""
+    tables = [(results["domain"].iloc[0], markdown_table(summary(results)).splitlines()) for results in every]
+    header = "| domain | level | " + " | ".join(REGIMES) + " |"
+    lines = [header, "|---|---|" + "---|" * len(REGIMES)]
+    for domain, table in tables:
+        columns = [c.strip() for c in table[0].strip("|").split("|")][1:]
+        for row in table[2:]:
+            cells = [c.strip() for c in row.strip("|").split("|")]
+            by_regime = dict(zip(columns, cells[1:]))
+            row_cells = " | ".join(by_regime.get(r, "") for r in REGIMES)
+            lines.append(f"| {domain} | {cells[0]} | {row_cells} |")
+    return "\n".join(lines)
+
+
 def write_results(results: pd.DataFrame, out_dir: Path, note: str = "") -> list[Path]:
     """``<domain>-<algo>.csv`` (every run), ``.md`` (mean ± std table) and ``.png`` (bar plot)."""
     import matplotlib
