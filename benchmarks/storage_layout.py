@@ -63,10 +63,11 @@ KINDS = {  # kind -> (domain, steps, simulator-state size or 0)
 }
 
 
-def episodes(kind: str, count: int) -> list[Episode]:
-    """``count`` synthetic episodes of ``kind`` (seeded: every layout gets the same arrays)."""
-    name, steps, sim_size = KINDS[kind]
-    domain, rng = get_domain(name), np.random.default_rng(0)
+def synthetic_episodes(domain_name: str, count: int, steps: int, sim_size: int = 0) -> list[Episode]:
+    """``count`` episodes of ``steps`` steps with the domain's spaces and dtypes and the checkers'
+    infos (``sim_size`` > 0: a simulator state of that size per step); random values, seeded,
+    so every layout gets the same arrays."""
+    domain, rng = get_domain(domain_name), np.random.default_rng(0)
     domain.action_space.seed(0)
     result = []
     for index in range(count):
@@ -87,6 +88,10 @@ def episodes(kind: str, count: int) -> list[Episode]:
                               task_id="red-behind-blue", level="train", phrasing_id=index % 7, seed=index,
                               source="real", infos=infos, sim_states=sim_states))
     return result
+
+
+def episodes(kind: str, count: int) -> list[Episode]:
+    return synthetic_episodes(KINDS[kind][0], count, *KINDS[kind][1:])
 
 
 def array_bytes(episode: Episode, infos: bool = True) -> int:
