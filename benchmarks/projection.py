@@ -1,0 +1,141 @@
+"""Projection of the full benchmark at paper scale: wall time and storage per domain on N machines.
+
+Inputs, all measured:
+
+- time: each dataset's demo build on this machine, from its committed card
+  (``cards/<name>.json``: ``provenance.build_seconds`` for ``episodes`` episodes, with
+  ``workers`` processes): seconds per episode, collection or generation plus checking and
+  writing. Imaginary sets share their domain's grounded model, trained once on first use; its
+  training time (``provenance.training.seconds``) is taken out of the set that paid for it (the
+  one with the most seconds per episode) and projected apart: it grows with the training set
+  (paper train episodes / demo train episodes, same epochs) and runs on one machine.
+- storage: bytes per episode of each dataset at its demo mean length, measured by writing
+  ``--probe`` synthetic episodes of that length with the domain's spaces, infos and (real data
+  of domains that store it) simulator state, with the package's writer (the compact layout)
+  and with Minari's writer (the layout before it).
+
+Model: a domain's paper-scale work (sum over its datasets of paper episodes x seconds per
+episode) splits over N machines like this one with parallel efficiency E (1 for N = 1); its
+grounding does not split. Wall time = work / (N x E) + grounding. Episode counts come from
+the ``paper`` sizes of the recipes in ``builders/``.
+
+Usage: python benchmarks/projection.py [--machines 1 4 16] [--efficiency 0.8] [--probe 100]
+Prints a Markdown table; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+import tempfile
+import warnings
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from storage_layout import minari_writer, package_writer, synthetic_episodes  # noqa: E402
+
+from imaginebench_data.datasets.hdf5_layout import MAIN_FILE  # noqa: E402
+from imaginebench_data.domains import get_domain  # noqa: E402
+from imaginebench_data.pipeline.recipe import load_recipes  # noqa: E402
+
+CARDS = Path(__file__).resolve().parent.parent / "cards"
+
+
+def sim_state_size(domain_name: str) -> int:
+    """Numbers of full simulator state real episodes store per step (0: none)."""
+    try:
+        return int(getattr(importlib.import_module(f"imaginebench_data.domains.{domain_name}.sim"),
+                           "SIM_STATE_DIM", 0))
+    except ImportError:
+        return 0
+
+
+def bytes_per_episode(domain_name: str, steps: int, sim_size: int, probe: int) -> tuple[float, float]:
+    """(compact layout, Minari's layout) bytes per episode of ``steps`` steps, written here."""
+    episodes = synthetic_episodes(domain_name, probe, max(1, steps), sim_size)
+    domain, dataset_id, sizes = get_domain(domain_name), f"imaginebench/{domain_name}-train-real-v0", []
+    for write in (package_writer, minari_writer("hdf5")):
+        with tempfile.TemporaryDirectory() as root, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            os.environ["MINARI_DATASETS_PATH"] = root
+            write(dataset_id, episodes, domain)
+            sizes.append((Path(root) / dataset_id / "data" / MAIN_FILE).stat().st_size / probe)
+    return sizes[0], sizes[1]
+
+
+def measured(recipes: dict) -> dict[str, dict]:
+    """Per dataset: demo episodes, mean length, seconds per episode, training seconds (if any)."""
+    rows = {}
+    for dataset_id, recipe in recipes.items():
+        card = json.loads((CARDS / f"{recipe.dataset_id.name}.json").read_text())
+        provenance = card["provenance"]
+        rows[dataset_id] = {"domain": recipe.domain, "source": recipe.dataset_id.source,
+                            "level": recipe.dataset_id.level, "demo": card["episodes"],
+                            "paper": recipe.episodes["paper"], "length": card["length"]["mean"],
+                            "seconds": provenance["build_seconds"],
+                            "training": provenance.get("training", {}).get("seconds", 0.0)}
+    by_domain = defaultdict(list)
+    for row in rows.values():
+        if row["source"] == "imaginary":
+            by_domain[row["domain"]].append(row)
+    for imagined in by_domain.values():  # the set that trained the shared model pays for it
+        payer = max(imagined, key=lambda r: r["seconds"] / r["demo"])
+        payer["seconds"] = max(0.0, payer["seconds"] - payer["training"])
+    for row in rows.values():
+        row["per_episode"] = row["seconds"] / row["demo"]
+    return rows
+
+
+def hours(seconds: float) -> str:
+    return f"{seconds / 3600:,.1f} h" if seconds >= 360 else f"{seconds / 60:,.1f} min"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--machines", type=int, nargs="+", default=[1, 4, 16])
+    parser.add_argument("--efficiency", type=float, default=0.8, help="parallel efficiency for N > 1")
+    parser.add_argument("--probe", type=int, default=100, help="synthetic episodes per size measurement")
+    args = parser.parse_args()
+    rows = measured(load_recipes())
+    domains = sorted({row["domain"] for row in rows.values()})
+    table = ["| domain | paper episodes | grounding | work (1 machine) | "
+             + " | ".join(f"wall, {n} machine{'s' * (n > 1)}" for n in args.machines)
+             + " | storage (compact) | storage (before) |",
+             "|---" * (6 + len(args.machines)) + "|"]
+    totals = defaultdict(float)
+    for domain in domains:
+        mine = [row for row in rows.values() if row["domain"] == domain]
+        train = next(r for r in mine if r["level"] == "train")
+        grounding = max((r["training"] for r in mine if r["source"] == "imaginary"), default=0.0)
+        grounding *= train["paper"] / train["demo"]
+        work = sum(r["paper"] * r["per_episode"] for r in mine)
+        walls = [work / (n * (args.efficiency if n > 1 else 1.0)) + grounding for n in args.machines]
+        sim_size = sim_state_size(domain)
+        compact = before = 0.0
+        for r in mine:
+            new, old = bytes_per_episode(domain, round(r["length"]), sim_size * (r["source"] == "real"),
+                                         args.probe)
+            compact, before = compact + r["paper"] * new, before + r["paper"] * old
+        episodes = sum(r["paper"] for r in mine)
+        for key, value in (("episodes", episodes), ("grounding", grounding), ("work", work),
+                           ("compact", compact), ("before", before), *enumerate(walls)):
+            totals[key] += value
+        table.append(f"| {domain} | {episodes:,} | {hours(grounding)} | {hours(work)} | "
+                     + " | ".join(hours(w) for w in walls)
+                     + f" | {compact / 1e9:.2f} GB | {before / 1e9:.2f} GB |")
+        print(table[-1], file=sys.stderr, flush=True)
+    walls = [totals[i] for i in range(len(args.machines))]
+    table.append(f"| **all** | {totals['episodes']:,.0f} | {hours(totals['grounding'])} | "
+                 f"{hours(totals['work'])} | " + " | ".join(hours(w) for w in walls)
+                 + f" | {totals['compact'] / 1e9:.2f} GB | {totals['before'] / 1e9:.2f} GB |")
+    print("\n".join(table))
+    print(f"\nparallel efficiency {args.efficiency} for N > 1; domains run one after another "
+          "(all machines on one domain at a time); each machine like this one (2 cores).")
+
+
+if __name__ == "__main__":
+    main()

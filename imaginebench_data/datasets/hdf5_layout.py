@@ -1,0 +1,155 @@
+"""Minari's HDF5 layout, written compactly: the same groups, datasets and attributes that
+``minari.load_dataset`` reads (Minari 0.5.4, ``_storages/hdf5_storage.py``), at about 2.5 KB of
+HDF5 metadata per episode instead of Minari's ~31 KB (``benchmarks/storage_layout.py`` measures
+every option; the README has its table).
+
+One group per episode, as Minari writes it::
+
+    episode_{i}/                 attrs: id, seed, options/<key> (the episode metadata), total_steps
+        observations/state       (T+1, D)   the state space's dtype
+        observations/instruction (T+1,)     fixed-length UTF-8 strings (Minari decodes them to str)
+        actions                  (T, ...)
+        rewards, terminations, truncations  (T,)
+        infos/<key>              (T+1, ...) the checkers' per-step flags (and sim_state)
+
+Where the bytes go and what changes (each measured; none changes a value read back):
+
+- Minari makes every array a chunked, resizable dataset (a chunk index each, ~2 KB) in an
+  HDF5 1.6-format file (a B-tree and a local heap per group). Here arrays are compact (the
+  data inside the dataset's object header) up to ``COMPACT_BYTES``, contiguous above, and the
+  file has the HDF5 1.8 format (``libver`` v108: links kept in the group's header).
+- HDF5 reserves 256 bytes for every dataset header, room for attributes nobody writes;
+  ``H5Fset_dset_no_attrs_hint`` sizes each header to its content (``minimize_headers``).
+- No modification time in each header (``track_times=False``): smaller, and the same
+  episodes give the same bytes.
+- The instruction is stored as fixed-length strings, not variable-length ones (a 16-byte
+  reference each plus a global-heap object).
+
+Appending with Minari (``update_dataset_from_buffer``) works on these files: Minari opens them
+and adds its own groups.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+
+import h5py
+import numpy as np
+from minari.data_collector import EpisodeBuffer
+
+MAIN_FILE = "main_data.hdf5"  # the one file of Minari's HDF5 storage
+LIBVER = ("v108", "latest")  # readable by HDF5 1.8 and later (every h5py 3)
+COMPACT_BYTES = 16 * 1024  # arrays up to this size live in their object header (HDF5 allows < 64 KiB)
+
+
+@functools.cache
+def _hdf5_library() -> ctypes.CDLL | None:
+    """The libhdf5 that h5py has loaded (h5py does not expose the header-size hint), or None."""
+    try:
+        with open("/proc/self/maps") as maps:  # Linux: the very copy in this process
+            paths = {line.split()[-1] for line in maps if "/libhdf5" in line}
+    except OSError:
+        paths = set()
+    libs = Path(h5py.__file__).parent
+    paths |= {str(p) for folder in (libs.parent / "h5py.libs", libs / ".dylibs") if folder.is_dir()
+              for p in folder.iterdir() if p.name.startswith("libhdf5") and "_hl" not in p.name}
+    for path in sorted(p for p in paths if "_hl" not in os.path.basename(p)):
+        try:
+            library = ctypes.CDLL(path)
+            setter = library.H5Fset_dset_no_attrs_hint
+        except (OSError, AttributeError):
+            continue
+        setter.argtypes, setter.restype = [ctypes.c_int64, ctypes.c_bool], ctypes.c_int
+        return library
+    return None
+
+
+def minimize_headers(file: h5py.File) -> bool:
+    """Size every dataset header created in ``file`` to its content (HDF5 >= 1.10.5); False,
+    with one warning, where the library cannot be reached (the file is then larger, not wrong)."""
+    library = _hdf5_library()
+    if library is not None and library.H5Fset_dset_no_attrs_hint(file.id.id, True) >= 0:
+        return True
+    warnings.warn("imaginebench: cannot reach libhdf5's H5Fset_dset_no_attrs_hint; datasets are "
+                  "written with full-size headers (about 2 KB more per episode)", stacklevel=2)
+    return False
+
+
+def _create(group: h5py.Group, name: str, data: np.ndarray, settings: dict) -> None:
+    if settings.get("dataset_options"):  # the benchmark's chunked/compressed comparisons
+        group.create_dataset(name, data=data, track_times=False, **settings["dataset_options"])
+        return
+    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    if 0 < data.nbytes <= settings["compact_bytes"]:
+        dcpl.set_layout(h5py.h5d.COMPACT)
+    group.create_dataset(name, data=data, dcpl=dcpl, track_times=False)
+
+
+def _group(parent: h5py.Group, name: str, names: list[str]) -> h5py.Group:
+    """A new group sized for links ``names`` (HDF5 otherwise reserves room for 4 links of 8
+    characters, and a modification time)."""
+    library = _hdf5_library()
+    if library is None:
+        return parent.create_group(name)
+    gcpl = h5py.h5p.create(h5py.h5p.GROUP_CREATE)
+    gcpl.set_obj_track_times(False)
+    longest = max([1, *map(len, names)])
+    estimate = (ctypes.c_int64(gcpl.id), ctypes.c_uint(len(names)), ctypes.c_uint(longest))
+    if library.H5Pset_est_link_info(*estimate) < 0:
+        return parent.create_group(name)
+    return h5py.Group(h5py.h5g.create(parent.id, name.encode(), gcpl=gcpl))
+
+
+def _texts(texts: list[str]) -> np.ndarray:
+    encoded = [text.encode("utf-8") for text in texts]
+    return np.array(encoded, dtype=h5py.string_dtype("utf-8", max([1, *map(len, encoded)])))
+
+
+def _write_tree(group: h5py.Group, data: dict, settings: dict) -> None:
+    for key, value in data.items():
+        if isinstance(value, dict):
+            _write_tree(_group(group, key, list(value)), value, settings)
+        elif isinstance(value, list) and all(isinstance(entry, str) for entry in value):
+            _create(group, key, _texts(value), settings)
+        else:
+            _create(group, key, np.ascontiguousarray(value), settings)
+
+
+def write_episode(file: h5py.File, buffer: EpisodeBuffer, compact_bytes: int = COMPACT_BYTES,
+                  dataset_options: dict | None = None) -> int:
+    """Write ``buffer`` as group ``episode_{buffer.id}`` (Minari's attributes and arrays, see the
+    module docstring); return its number of steps. ``options`` must be flat (ours are)."""
+    tree = {"observations": buffer.observations, "actions": buffer.actions, "rewards": buffer.rewards,
+            "terminations": buffer.terminations, "truncations": buffer.truncations,
+            "infos": buffer.infos or {}}
+    group = file.create_group(f"episode_{buffer.id}")  # its attributes outgrow any estimate
+    group.attrs["id"] = buffer.id
+    if buffer.seed is not None:
+        group.attrs["seed"] = buffer.seed
+    for key, value in (buffer.options or {}).items():
+        group.attrs[f"options/{key}"] = value
+    steps = len(buffer.rewards)
+    group.attrs["total_steps"] = steps
+    _write_tree(group, tree, {"compact_bytes": compact_bytes, "dataset_options": dataset_options})
+    return steps
+
+
+def write_file(path: Path, buffers: Iterable[EpisodeBuffer], *, compact_bytes: int = COMPACT_BYTES,
+               libver: str | tuple[str, str] = LIBVER, minimized: bool = True,
+               dataset_options: dict | None = None) -> tuple[int, int]:
+    """Write ``buffers`` (ids 0, 1, ...) as Minari's ``main_data.hdf5`` at ``path``, replacing
+    it; return (episodes, steps). The keyword arguments exist for the benchmark's comparisons
+    (``dataset_options``: h5py ``create_dataset`` options, e.g. chunks and compression)."""
+    episodes = steps = 0
+    with h5py.File(path, "w", libver=libver) as file:
+        if minimized:
+            minimize_headers(file)
+        for buffer in buffers:
+            steps += write_episode(file, buffer, compact_bytes, dataset_options)
+            episodes += 1
+    return episodes, steps
