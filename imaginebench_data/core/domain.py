@@ -34,6 +34,9 @@ class OriginalLayout:
     - ``goal_key(level, goal)`` / ``task_key(task)``: where files carry goal vectors, a hashable
       description of an original goal vector (None if it describes no goal) and the same
       description of one of our tasks, so trajectories resolve to tasks by goal; None otherwise.
+    - ``templates(task)``: the original's documented instruction texts for one of our tasks
+      (the domain's ``original.py``), which the importer's template rung compares with a
+      trajectory's text after normalising both; None when none are documented.
     """
 
     prefix: str
@@ -41,6 +44,7 @@ class OriginalLayout:
     to_states: Callable[[np.ndarray], np.ndarray] | None = None
     goal_key: Callable[[str, np.ndarray], Hashable | None] | None = None
     task_key: Callable[[Task], Hashable] | None = None
+    templates: Callable[[Task], tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)

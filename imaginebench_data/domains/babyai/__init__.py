@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 
 from ...core.domain import Domain, OriginalLayout
-from . import checks
+from . import checks, original
 from .expert import BabyAIExpert
 from .sim import ACTION_NAMES, N_ACTIONS, STATE_DIM, BabyAISimulator
 from .tasks import HORIZON, SHAPING, STAGE_PENALTY, tasks
@@ -23,7 +23,7 @@ DOMAIN = Domain(
     illegal=checks.illegal,
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
-    original=OriginalLayout(prefix="babyai", state_dim=STATE_DIM),
+    original=OriginalLayout(prefix="babyai", state_dim=STATE_DIM, templates=original.templates),
     decode_state=lambda prev, states: np.rint(states),  # regressed cells, colours, flags: grid integers
     notes={
         "state": "17 numbers, cells as (row, col) on a 15-column x 8-row minigrid grid: ball colour, "
