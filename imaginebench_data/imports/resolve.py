@@ -27,7 +27,7 @@ import numpy as np
 
 from ..core.domain import Domain
 from ..core.task import UNRESOLVED, Task
-from .semantic import SemanticMatcher
+from .semantic import Agreement, SemanticMatcher
 from .texts import match_key
 
 GOAL, PHRASING, TEMPLATE, EMBEDDING = "goal", "phrasing", "template", "embedding"
@@ -84,6 +84,7 @@ class TaskResolver:
         self.goal_key = layout.goal_key
         self.by_goal = ({layout.task_key(task): task for task in tasks}
                         if layout.goal_key is not None and layout.task_key is not None else None)
+        self.agreement = Agreement(layout.slot_words, layout.task_slots)
         self.encoder_spec = encoder
         self._matcher: SemanticMatcher | None = None
 
@@ -108,6 +109,8 @@ class TaskResolver:
                     found[row] = Resolution(match.task, rung)
                 elif match is not None:
                     reasons[row] += f"; {match.describe()}"
+                else:
+                    reasons[row] += "; its texts name words of every task's rivals (no task agrees)"
         return [r if r is not None else Resolution(None, reasons[row]) for row, r in enumerate(found)]
 
     def matcher(self) -> SemanticMatcher:
@@ -119,7 +122,7 @@ class TaskResolver:
             except ImportError as error:
                 raise ValueError(f"the importer's embedding rung needs a sentence encoder: {error}; or pass "
                                  "encoder=None (--encoder none) to leave the rung out") from error
-            self._matcher = SemanticMatcher(list(self.tasks.values()), self.references, encoder)
+            self._matcher = SemanticMatcher(list(self.tasks.values()), self.references, encoder, self.agreement)
         return self._matcher
 
     def _exact(self, clue: Clues) -> tuple[Resolution | None, str]:

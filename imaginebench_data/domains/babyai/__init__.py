@@ -23,7 +23,8 @@ DOMAIN = Domain(
     illegal=checks.illegal,
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
-    original=OriginalLayout(prefix="babyai", state_dim=STATE_DIM, templates=original.templates),
+    original=OriginalLayout(prefix="babyai", state_dim=STATE_DIM, templates=original.templates,
+                            slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
     decode_state=lambda prev, states: np.rint(states),  # regressed cells, colours, flags: grid integers
     notes={
         "state": "17 numbers, cells as (row, col) on a 15-column x 8-row minigrid grid: ball colour, "

@@ -41,3 +41,26 @@ def templates(task: Task) -> tuple[str, ...]:
         words = {"c1": COLOURS[goal["colour"]], "t1": goal["object"], "c2": COLOURS[goal["other_colour"]],
                  "t2": goal["other"]}
     return tuple(template.format(**words) for template in PER_OBJECT[kind])
+
+
+# --- words that name a task's parameters (the embedding rung's agreement check) -----------------
+SLOT_WORDS = {
+    "colour": {c: (c,) + (("gray",) if c == "grey" else ()) for c in COLOURS},
+    "object": {"ball": ("ball", "sphere", "orb"), "box": ("box", "crate", "chest"), "key": ("key",),
+               "door": ("door", "doorway")},
+    "action": {"open": ("open", "opened", "opens", "opening", "unlatch", "toggle"),
+               "pick": ("pick", "grab", "lift", "collect", "fetch", "retrieve", "snatch", "obtain", "grasp"),
+               "put": ("put", "place", "set", "drop", "arrange", "carry", "bring")},
+}
+ACTIONS = {"goto": frozenset(), "open": frozenset({"open"}), "pickup": frozenset({"pick"}),
+           "putnext": frozenset({"pick", "put"})}
+
+
+def task_slots(task: Task) -> dict[str, frozenset[str]]:
+    """The values of ``SLOT_WORDS``' slots that ``task`` names (a slot left out is not checked)."""
+    goal = task.goal
+    if goal["kind"] not in ACTIONS:
+        return {}
+    colours = {COLOURS[goal["colour"]]} | ({COLOURS[goal["other_colour"]]} if "other_colour" in goal else set())
+    objects = {goal.get("object", "door")} | ({goal["other"]} if "other" in goal else set())
+    return {"colour": frozenset(colours), "object": frozenset(objects), "action": ACTIONS[goal["kind"]]}

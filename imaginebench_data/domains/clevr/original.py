@@ -109,3 +109,26 @@ def templates(task: Task) -> tuple[str, ...]:
         return tuple(t.format(a=COLOURS[goal["ball"]]) for t in PUSH_TEMPLATES.get(goal["relation"], ()))
     first, *rest = (_relation_texts(*relation)[0] for relation in goal["relations"])  # "push ... and move ..."
     return (" and ".join([first, *(text.replace("push", "move", 1) for text in rest)]),)
+
+
+# --- words that name a task's parameters (the embedding rung's agreement check) -----------------
+SLOT_WORDS = {
+    "colour": {c: (c,) for c in COLOURS},
+    "direction": {"left": ("left", "leftward", "leftwards"), "right": ("right", "rightward", "rightwards"),
+                  "behind": ("behind", "rear"), "front": ("front",)},
+}
+
+
+def task_slots(task: Task) -> dict[str, frozenset[str]]:
+    """The values of ``SLOT_WORDS``' slots that ``task`` names (a slot left out is not checked)."""
+    goal = task.goal
+    if goal["kind"] == "relation":
+        relations = [(goal["src"], goal["dst"], goal["relation"])]
+    elif goal["kind"] in ("relations2", "relations3"):
+        relations = [tuple(r) for r in goal["relations"]]
+    elif goal["kind"] == "push":
+        return {"colour": frozenset({COLOURS[goal["ball"]]})}
+    else:
+        return {}
+    return {"colour": frozenset(COLOURS[i] for src, dst, _ in relations for i in (src, dst)),
+            "direction": frozenset(relation for _, _, relation in relations)}

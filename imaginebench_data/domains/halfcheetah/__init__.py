@@ -25,7 +25,8 @@ DOMAIN = Domain(
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
     original=OriginalLayout(prefix="mujoco", state_dim=ORIGINAL_DIM, to_states=from_original,
-                            templates=original.templates),
+                            templates=original.templates,
+                            slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
     decode_state=decode,  # a generator's counters: moved on by its dx, never regressed
     notes={
         "state": "22 numbers: 0 dx, the root's x displacement in the last step (m; 0 in a reset "

@@ -25,3 +25,23 @@ DOCUMENTED = {  # our task id -> the original's texts
 def templates(task: Task) -> tuple[str, ...]:
     """The original's documented texts of ``task`` (any level)."""
     return DOCUMENTED.get(task.id, ())
+
+
+# --- words that name a task's parameters (the embedding rung's agreement check) -----------------
+SLOT_WORDS = {
+    "direction": {"forward": ("forward", "forwards", "ahead", "front", "onward", "onwards"),
+                  "backward": ("backward", "backwards", "back", "rear", "rearward", "reverse", "retreat")},
+    "motion": {"jump": ("jump", "hop", "leap", "bound", "spring", "vault", "pounce", "skip"),
+               "run": ("run", "sprint", "dash", "race", "gallop", "rush", "charge", "bolt", "hurry")},
+}
+
+
+def task_slots(task: Task) -> dict[str, frozenset[str]]:
+    """The values of ``SLOT_WORDS``' slots that ``task`` names (a slot left out is not checked)."""
+    if task.id == "jump-in-place":
+        return {"motion": frozenset({"jump"})}
+    if task.id in ("forward-then-backward", "backward-then-forward"):
+        return {"motion": frozenset({"run"})}
+    direction = "forward" if "forward" in task.id else "backward"
+    return {"direction": frozenset({direction}),
+            "motion": frozenset({"jump" if task.id.startswith("jump") else "run"})}

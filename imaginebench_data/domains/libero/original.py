@@ -33,3 +33,13 @@ def templates(task: Task) -> tuple[str, ...]:
     """The original's documented texts of ``task``'s goal (any level)."""
     items = [LABEL[item] for item in task.goal["items"]] + ["", ""]
     return tuple(t.format(a=items[0], b=items[1]) for t in BY_KIND[task.goal["kind"]])
+
+
+# --- words that name a task's parameters (the embedding rung's agreement check) -----------------
+SLOT_WORDS = {"item": {"alphabet_soup": ("soup", "alphabet"), "cream_cheese": ("cheese", "cream"),
+                       "salad_dressing": ("dressing", "salad")}}
+
+
+def task_slots(task: Task) -> dict[str, frozenset[str]]:
+    """The values of ``SLOT_WORDS``' slots that ``task`` names (a slot left out is not checked)."""
+    return {} if task.goal["kind"] == "all" else {"item": frozenset(task.goal["items"])}

@@ -24,7 +24,8 @@ DOMAIN = Domain(
     illegal=checks.illegal,
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
-    original=OriginalLayout(prefix="metaworld", state_dim=STATE_DIM, templates=original.templates),
+    original=OriginalLayout(prefix="metaworld", state_dim=STATE_DIM, templates=original.templates,
+                            slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
     decode_state=decode,  # slots empty at the start stay empty: a scene's entities are its task's
     notes={
         "state": "91 numbers in fixed entity slots, the same for every task: 0-2 gripper tool "

@@ -33,3 +33,33 @@ def task_names(task: Task) -> tuple[str, ...]:
 def templates(task: Task) -> tuple[str, ...]:
     """The original's documented instructions of ``task`` and its env names (any level)."""
     return DOCUMENTED.get(task.id, ()) + task_names(task)
+
+
+# --- words that name a task's parameters (the embedding rung's agreement check) -----------------
+SLOT_WORDS = {
+    "verb": {"open": ("open", "opened", "opens"), "close": ("close", "closed", "shut"),
+             "unlock": ("unlock", "unlocked"), "lock": ("lock", "locked"), "push": ("push", "shove", "slide"),
+             "pick": ("pick", "lift", "grasp", "carry", "place")},
+    "object": {"door": ("door",), "window": ("window",), "faucet": ("faucet", "tap"), "button": ("button",),
+               "mug": ("mug", "cup"), "puck": ("puck",), "wall": ("wall",), "hammer": ("hammer", "nail"),
+               "ball": ("ball", "soccer")},
+}
+SLOTS = {  # our task id -> (verbs, objects) it names
+    "reach": ((), ()), "push": (("push",), ("puck",)), "pick-place": (("pick",), ("puck",)),
+    "button-press": (("push",), ("button",)), "door-unlock": (("unlock", "lock"), ("door",)),
+    "door-open": (("open",), ("door",)), "window-open": (("open", "close", "push"), ("window",)),
+    "faucet-open": (("open",), ("faucet",)), "coffee-push": (("push",), ("mug",)),
+    "coffee-button": (("push",), ("button", "mug")), "reach-wall": ((), ("wall",)),
+    "push-wall": (("push",), ("puck", "wall")), "pick-place-wall": (("pick",), ("puck", "wall")),
+    "button-press-wall": (("push",), ("button", "wall")), "door-lock": (("lock",), ("door",)),
+    "door-close": (("close", "open", "push"), ("door",)), "window-close": (("close", "open", "push"), ("window",)),
+    "faucet-close": (("close",), ("faucet",)), "make-coffee": (("push", "pick"), ("mug", "button")),
+    "locked-door-open": (("unlock", "open", "lock"), ("door",)), "hammer": (("pick",), ("hammer", "wall")),
+    "soccer": (("push",), ("ball",)),
+}
+
+
+def task_slots(task: Task) -> dict[str, frozenset[str]]:
+    """The values of ``SLOT_WORDS``' slots that ``task`` names (a slot left out is not checked)."""
+    verbs, objects = SLOTS[task.id]
+    return {"verb": frozenset(verbs), "object": frozenset(objects)}
