@@ -7,7 +7,7 @@ Two kinds, as its users have them (reference facts 0.5, 2.2, 3.2, 4.2, 5.2):
   requests);
 - ``*_PARAPHRASES``: the kind of rewording an LLM gives when asked for 10-40 paraphrases of an
   instruction (the Hugging Face rows' ``instructions`` lists): varied verbs, politeness,
-  questions, synonyms ("sphere", "orb", "crimson"), clauses added. None is one of our phrasings.
+  questions, synonyms ("sphere", "tap", "claw"), clauses added; a few happen to be ours.
 
 Placeholders: ``{c}`` colour and ``{t}`` object type (BabyAI), ``{c1} {t1}`` / ``{c2} {t2}``
 for put-next, ``{o}`` an item (LIBERO, written as the original's key, e.g. ``alphabet_soup``).

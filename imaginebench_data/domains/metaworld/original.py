@@ -39,7 +39,7 @@ def templates(task: Task) -> tuple[str, ...]:
 SLOT_WORDS = {
     "verb": {"open": ("open", "opened", "opens"), "close": ("close", "closed", "shut"),
              "unlock": ("unlock", "unlocked"), "lock": ("lock", "locked"), "push": ("push", "shove", "slide"),
-             "pick": ("pick", "lift", "grasp", "carry", "place")},
+             "pick": ("pick", "lift", "grasp", "carry")},
     "object": {"door": ("door",), "window": ("window",), "faucet": ("faucet", "tap"), "button": ("button",),
                "mug": ("mug", "cup"), "puck": ("puck",), "wall": ("wall",), "hammer": ("hammer", "nail"),
                "ball": ("ball", "soccer")},
