@@ -361,10 +361,12 @@ def import_files(
     from .imports.convert import UNMATCHED_RULES
 
     if unmatched not in UNMATCHED_RULES:
-        raise typer.BadParameter(f"--unmatched must be one of {', '.join(UNMATCHED_RULES)}, got {unmatched!r}")
+        rules = ", ".join(UNMATCHED_RULES)
+        raise typer.BadParameter(f"--unmatched must be one of {rules}, got {unmatched!r}")
     try:
         results = import_dir(src_dir, namespace=namespace, force=force, cards_dir=cards_dir,
-                             only=list(only or []) or None, unmatched=unmatched, encodings=list(encodings or []),
+                             only=list(only or []) or None, unmatched=unmatched,
+                             encodings=list(encodings or []),
                              encoder=None if encoder.lower() == "none" else encoder, check_only=check)
     except (ValueError, FileNotFoundError, DatasetExistsError) as error:  # OriginalFileError is a ValueError
         err_console.print(f"[red]error:[/red] {escape(str(error))} Nothing was written.", highlight=False,
@@ -388,7 +390,8 @@ def _import_table(results: list, title: str) -> Table:
         figures = ([str(card.steps), _pct(card.goal_consistency), _pct(card.illegal_state_rate),
                     _pct(card.transition_error_rate)] if card else ["", "", "", ""])
         kept = f"{result.episodes} of {result.rows_read}" if result.episodes is not None else "-"
-        rungs = ", ".join(f"{rung} {count}" for rung, count in result.resolution.items() if rung != UNRESOLVED)
+        rungs = ", ".join(f"{rung} {count}" for rung, count in result.resolution.items()
+                          if rung != UNRESOLVED)
         unresolved = result.resolution.get(UNRESOLVED, 0)
         left = f"{unresolved} ({'kept' if result.unresolved_kept else 'skipped'})" if unresolved else "0"
         name = str(result.dataset_id).split("/", 1)[1]

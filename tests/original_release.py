@@ -44,8 +44,16 @@ from imaginebench_data import get_domain
 from imaginebench_data.domains.babyai import original as babyai_original
 
 NONSENSE = "do a little dance in the corner"
-BABYAI_TRAIN = ("goto-blue-ball", "open-green-door", "pickup-blue-box", "put-blue-ball-next-to-green-box",
-                "goto-red-key", "pickup-yellow-key", "open-purple-door", "goto-grey-door")
+BABYAI_TRAIN = (
+    "goto-blue-ball",
+    "open-green-door",
+    "pickup-blue-box",
+    "put-blue-ball-next-to-green-box",
+    "goto-red-key",
+    "pickup-yellow-key",
+    "open-purple-door",
+    "goto-grey-door",
+)
 
 
 def short_rollouts(domain_name, level, task_ids, steps=3, seed=0):
@@ -56,8 +64,12 @@ def short_rollouts(domain_name, level, task_ids, steps=3, seed=0):
     for task_id in task_ids:
         task = domain.task(level, task_id)
         states = [sim.reset(task, rng)]
-        actions = [domain.action_space.sample() if domain.discrete else
-                   (rng.uniform(-1, 1, domain.action_space.shape) / 3).astype(np.float32) for _ in range(steps)]
+        actions = [
+            domain.action_space.sample()
+            if domain.discrete
+            else (rng.uniform(-1, 1, domain.action_space.shape) / 3).astype(np.float32)
+            for _ in range(steps)
+        ]
         if domain.discrete:
             actions = [int(rng.integers(domain.action_space.n)) for _ in range(steps)]
         states += [sim.step(a) for a in actions]
@@ -67,16 +79,30 @@ def short_rollouts(domain_name, level, task_ids, steps=3, seed=0):
 
 def _babyai_words(task):
     goal = task.goal
-    return {"c": babyai_original.COLOURS[goal["colour"]], "t": goal.get("object", "door"),
-            **({"c1": babyai_original.COLOURS[goal["colour"]], "t1": goal["object"],
-                "c2": babyai_original.COLOURS[goal["other_colour"]], "t2": goal["other"]}
-               if goal["kind"] == "putnext" else {})}
+    return {
+        "c": babyai_original.COLOURS[goal["colour"]],
+        "t": goal.get("object", "door"),
+        **(
+            {
+                "c1": babyai_original.COLOURS[goal["colour"]],
+                "t1": goal["object"],
+                "c2": babyai_original.COLOURS[goal["other_colour"]],
+                "t2": goal["other"],
+            }
+            if goal["kind"] == "putnext"
+            else {}
+        ),
+    }
 
 
 def _pickled(path, trajectories, state_dim, instructions, **more):
-    arrays = original_arrays(trajectories, state_dim, encoding=False,
-                             action_shape=np.shape(trajectories[0][1])[1:],
-                             action_dtype=np.asarray(trajectories[0][1]).dtype)
+    arrays = original_arrays(
+        trajectories,
+        state_dim,
+        encoding=False,
+        action_shape=np.shape(trajectories[0][1])[1:],
+        action_dtype=np.asarray(trajectories[0][1]).dtype,
+    )
     np.save(path, {**arrays, "instructions": instructions, **more})
     return arrays
 
@@ -85,9 +111,15 @@ def babyai_files(folder):
     babyai = get_domain("babyai")
     real_ids = list(BABYAI_TRAIN) * 3
     tasks = [babyai.task("train", i) for i in real_ids]
-    instructions = [[babyai_original.templates(t)[k % len(babyai_original.templates(t))]] for k, t in enumerate(tasks)]
-    _pickled(folder / "babyai_real.npy", short_rollouts("babyai", "train", real_ids + [real_ids[0]]), 17,
-             instructions + [[NONSENSE]])
+    instructions = [
+        [babyai_original.templates(t)[k % len(babyai_original.templates(t))]] for k, t in enumerate(tasks)
+    ]
+    _pickled(
+        folder / "babyai_real.npy",
+        short_rollouts("babyai", "train", real_ids + [real_ids[0]]),
+        17,
+        instructions + [[NONSENSE]],
+    )
     truth = {"babyai_real.npy": real_ids + [None]}
     rephrase_ids = list(BABYAI_TRAIN) * 2
     trajectories = short_rollouts("babyai", "rephrase", rephrase_ids, seed=1)
@@ -97,10 +129,12 @@ def babyai_files(folder):
     for k, task_id in enumerate(rephrase_ids):
         task = babyai.task("rephrase", task_id)
         texts = [p.format(**_babyai_words(task)) for p in BABYAI_PARAPHRASES[task.goal["kind"]]]
-        lists.append(list(rng.permutation(texts)[:10 + k % 5]))
+        lists.append(list(rng.permutation(texts)[: 10 + k % 5]))
         task_str.append(babyai_original.templates(task)[0])
-    write_release([folder / "release.parquet"], {"babyai_rephrase.npy": {
-        **arrays, "instructions": lists, "task_str": task_str}})
+    write_release(
+        [folder / "release.parquet"],
+        {"babyai_rephrase.npy": {**arrays, "instructions": lists, "task_str": task_str}},
+    )
     truth["babyai_rephrase.npy"] = rephrase_ids
     return truth
 
@@ -108,14 +142,20 @@ def babyai_files(folder):
 def cheetah_files(folder):
     plan = [(task_id, 4) for task_id in CHEETAH_ORIGINAL] * 2
     real = cheetah_rollouts("train", plan)
-    np.save(folder / "mujoco_real.npy", {**cheetah_arrays(real),
-                                         "instructions": [[CHEETAH_ORIGINAL[r.task_id]] for r in real]})
+    np.save(
+        folder / "mujoco_real.npy",
+        {**cheetah_arrays(real), "instructions": [[CHEETAH_ORIGINAL[r.task_id]] for r in real]},
+    )
     rephrase = cheetah_rollouts("rephrase", plan, seed=12)
     rng = np.random.default_rng(3)
-    lists = [list(rng.permutation(CHEETAH_PARAPHRASES[r.task_id])[:3 + k % 4]) for k, r in enumerate(rephrase)]
+    lists = [
+        list(rng.permutation(CHEETAH_PARAPHRASES[r.task_id])[: 3 + k % 4]) for k, r in enumerate(rephrase)
+    ]
     np.save(folder / "mujoco_imaginary_rephrase.npy", {**cheetah_arrays(rephrase), "instructions": lists})
-    return {"mujoco_real.npy": [r.task_id for r in real],
-            "mujoco_imaginary_rephrase.npy": [r.task_id for r in rephrase]}
+    return {
+        "mujoco_real.npy": [r.task_id for r in real],
+        "mujoco_imaginary_rephrase.npy": [r.task_id for r in rephrase],
+    }
 
 
 def clevr_files(folder):
@@ -127,7 +167,9 @@ def clevr_files(folder):
 def _encodings(texts, rng):
     """BERT-pooler-like vectors: values in [-1, 1], cosine similarity about 0.98 between texts."""
     base = rng.uniform(-0.9, 0.9, ENCODING_DIM)
-    return {text: np.clip(base + rng.normal(0, 0.08, ENCODING_DIM), -1, 1).astype(np.float32) for text in texts}
+    return {
+        text: np.clip(base + rng.normal(0, 0.08, ENCODING_DIM), -1, 1).astype(np.float32) for text in texts
+    }
 
 
 def metaworld_files(folder):
@@ -148,14 +190,18 @@ def metaworld_files(folder):
 def libero_files(folder):
     libero = get_domain("libero")
     task_ids = [t.id for t in libero.tasks("train")] * 2
-    texts = [LIBERO_ORIGINAL[libero.task("train", i).goal["kind"]].format(o=libero.task("train", i).goal["items"][0])
-             for i in task_ids]
+    texts = [
+        LIBERO_ORIGINAL[libero.task("train", i).goal["kind"]].format(
+            o=libero.task("train", i).goal["items"][0]
+        )
+        for i in task_ids
+    ]
     trajectories = short_rollouts("libero", "train", task_ids, steps=2, seed=6)
     _pickled(folder / "libero_real.npy", trajectories, 44, [[t] for t in texts])
     lists = []
     for k, task_id in enumerate(task_ids):
         goal = libero.task("rephrase", task_id).goal
-        lists.append([p.format(o=goal["items"][0]) for p in LIBERO_PARAPHRASES[goal["kind"]][2 + k % 2:]])
+        lists.append([p.format(o=goal["items"][0]) for p in LIBERO_PARAPHRASES[goal["kind"]][2 + k % 2 :]])
     _pickled(folder / "libero_imaginary_rephrase.npy", trajectories, 44, lists)
     return {"libero_real.npy": task_ids, "libero_imaginary_rephrase.npy": task_ids}
 

@@ -73,46 +73,97 @@ BABYAI_PARAPHRASES = {
 }
 
 CHEETAH_ORIGINAL = {  # the original's real-level sentences
-    "run-forward": "Run forward.", "run-backward": "Run backward.",
-    "jump-forward": "Jump a step forward.", "jump-backward": "Jump a step backward.",
+    "run-forward": "Run forward.",
+    "run-backward": "Run backward.",
+    "jump-forward": "Jump a step forward.",
+    "jump-backward": "Jump a step backward.",
 }
 CHEETAH_PARAPHRASES = {
-    "run-forward": ("Dash ahead as quickly as you can.", "Sprint in the forward direction.",
-                    "Race onward.", "Charge forward at a run.", "Keep running straight ahead.",
-                    "Go forward at a fast run."),
-    "run-backward": ("Run in reverse.", "Sprint backwards.", "Hurry backward as fast as possible.",
-                     "Retreat at a run.", "Keep running towards the rear.", "Race in the backward direction."),
-    "jump-forward": ("Hop ahead by one step.", "Make a single leap forward.", "Spring one step forward.",
-                     "Bound a step ahead.", "Take one jump to the front.", "Do a forward hop."),
-    "jump-backward": ("Hop backward by one step.", "Make a single leap to the rear.", "Spring one step back.",
-                      "Bound a step backwards.", "Take one jump towards the back.", "Do a backward hop."),
+    "run-forward": (
+        "Dash ahead as quickly as you can.",
+        "Sprint in the forward direction.",
+        "Race onward.",
+        "Charge forward at a run.",
+        "Keep running straight ahead.",
+        "Go forward at a fast run.",
+    ),
+    "run-backward": (
+        "Run in reverse.",
+        "Sprint backwards.",
+        "Hurry backward as fast as possible.",
+        "Retreat at a run.",
+        "Keep running towards the rear.",
+        "Race in the backward direction.",
+    ),
+    "jump-forward": (
+        "Hop ahead by one step.",
+        "Make a single leap forward.",
+        "Spring one step forward.",
+        "Bound a step ahead.",
+        "Take one jump to the front.",
+        "Do a forward hop.",
+    ),
+    "jump-backward": (
+        "Hop backward by one step.",
+        "Make a single leap to the rear.",
+        "Spring one step back.",
+        "Bound a step backwards.",
+        "Take one jump towards the back.",
+        "Do a backward hop.",
+    ),
 }
 
 METAWORLD_ORIGINAL = {  # the original's kind of sentence per train task (its 20 per task are not public)
-    "reach": ("Relocate the gripper to the designated spot.", "Guide the robotic arm so that its gripper "
-              "arrives at the target location.", "Could you move the gripper over to the goal point?"),
-    "push": ("Shove the puck across the table until it reaches the goal.", "Use the gripper to slide the "
-             "puck to the designated position.", "Would you push the puck towards the target spot?"),
-    "pick-place": ("Grasp the puck, lift it, and set it down at the goal.", "Pick up the object with the "
-                   "gripper and place it at the target location.", "Could you carry the puck to the goal "
-                   "and put it there?"),
-    "button-press": ("Press the button down with the gripper.", "Push in the button using the robotic "
-                     "gripper.", "Would you kindly depress the button?"),
-    "door-unlock": ("I despise when the door is locked; could you employ the gripper to unlock it?",
-                    "Turn the lock with the gripper so the door is no longer locked.",
-                    "Use the gripper to unlock the door."),
-    "door-open": ("Pull the door open with the gripper.", "Grab the door handle and swing the door "
-                  "open.", "Could you open the door using the robotic arm?"),
-    "window-open": ("The closed window bothers me; could you please operate the gripper to open it?",
-                    "Slide the window open with the gripper.", "Push the window handle so the window "
-                    "opens."),
-    "faucet-open": ("Turn the faucet on by rotating its handle.", "Use the gripper to twist the faucet "
-                    "handle open.", "Could you open the tap with the robotic arm?"),
-    "coffee-push": ("Slide the mug under the coffee machine.", "Push the coffee cup into place beneath "
-                    "the machine's spout.", "Would you move the mug so it sits under the coffee maker?"),
-    "coffee-button": ("Utilize the gripper to depress the button on the coffee machine.", "Press the "
-                      "coffee machine's button with the gripper.", "Could you push the button on the "
-                      "coffee maker?"),
+    "reach": (
+        "Relocate the gripper to the designated spot.",
+        "Guide the robotic arm so that its gripper arrives at the target location.",
+        "Could you move the gripper over to the goal point?",
+    ),
+    "push": (
+        "Shove the puck across the table until it reaches the goal.",
+        "Use the gripper to slide the puck to the designated position.",
+        "Would you push the puck towards the target spot?",
+    ),
+    "pick-place": (
+        "Grasp the puck, lift it, and set it down at the goal.",
+        "Pick up the object with the gripper and place it at the target location.",
+        "Could you carry the puck to the goal and put it there?",
+    ),
+    "button-press": (
+        "Press the button down with the gripper.",
+        "Push in the button using the robotic gripper.",
+        "Would you kindly depress the button?",
+    ),
+    "door-unlock": (
+        "I despise when the door is locked; could you employ the gripper to unlock it?",
+        "Turn the lock with the gripper so the door is no longer locked.",
+        "Use the gripper to unlock the door.",
+    ),
+    "door-open": (
+        "Pull the door open with the gripper.",
+        "Grab the door handle and swing the door open.",
+        "Could you open the door using the robotic arm?",
+    ),
+    "window-open": (
+        "The closed window bothers me; could you please operate the gripper to open it?",
+        "Slide the window open with the gripper.",
+        "Push the window handle so the window opens.",
+    ),
+    "faucet-open": (
+        "Turn the faucet on by rotating its handle.",
+        "Use the gripper to twist the faucet handle open.",
+        "Could you open the tap with the robotic arm?",
+    ),
+    "coffee-push": (
+        "Slide the mug under the coffee machine.",
+        "Push the coffee cup into place beneath the machine's spout.",
+        "Would you move the mug so it sits under the coffee maker?",
+    ),
+    "coffee-button": (
+        "Utilize the gripper to depress the button on the coffee machine.",
+        "Press the coffee machine's button with the gripper.",
+        "Could you push the button on the coffee maker?",
+    ),
 }
 
 LIBERO_ORIGINAL = {  # the original's real-level sentence per task kind
@@ -120,10 +171,20 @@ LIBERO_ORIGINAL = {  # the original's real-level sentence per task kind
     "place": "Transfer the {o} to the basket.",
 }
 LIBERO_PARAPHRASES = {
-    "pick": ("Engage the robotic gripper to grasp the {o}.", "Deploy the gripping apparatus to capture the {o}.",
-             "Use the robot's claw to get hold of the {o}.", "Clamp the gripper around the {o} and take it.",
-             "Have the gripper grab the {o}.", "Secure the {o} in the gripper's fingers."),
-    "place": ("Park the {o} in the basket.", "Unload the {o} into the basket.", "Drop the {o} into the "
-              "basket.", "Deposit the {o} inside the basket.", "Move the {o} over into the basket.",
-              "Put the {o} away in the basket."),
+    "pick": (
+        "Engage the robotic gripper to grasp the {o}.",
+        "Deploy the gripping apparatus to capture the {o}.",
+        "Use the robot's claw to get hold of the {o}.",
+        "Clamp the gripper around the {o} and take it.",
+        "Have the gripper grab the {o}.",
+        "Secure the {o} in the gripper's fingers.",
+    ),
+    "place": (
+        "Park the {o} in the basket.",
+        "Unload the {o} into the basket.",
+        "Drop the {o} into the basket.",
+        "Deposit the {o} inside the basket.",
+        "Move the {o} over into the basket.",
+        "Put the {o} away in the basket.",
+    ),
 }

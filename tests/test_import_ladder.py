@@ -32,10 +32,13 @@ def imported(release, tmp_path_factory):
     minari_root = tmp_path_factory.mktemp("minari")
     patch = pytest.MonkeyPatch()
     patch.setenv("MINARI_DATASETS_PATH", str(minari_root))
-    results = import_dir(folder, encodings=[folder / "metaworld_encode.npy"], cards_dir=folder / "cards",
-                         progress=False)
-    stored = {r.file_name: list(stored_episodes(open_dataset(r.dataset_id)[0], get_domain(r.dataset_id.domain)))
-              for r in results}
+    results = import_dir(
+        folder, encodings=[folder / "metaworld_encode.npy"], cards_dir=folder / "cards", progress=False
+    )
+    stored = {
+        r.file_name: list(stored_episodes(open_dataset(r.dataset_id)[0], get_domain(r.dataset_id.domain)))
+        for r in results
+    }
     yield results, stored, truth
     patch.undo()
 
@@ -99,20 +102,35 @@ def test_unresolved_trajectories_keep_their_text(imported):
 
 def test_the_cli_prints_the_rungs_per_file(release, minari_root, tmp_path):
     folder, _ = release
-    result = CliRunner().invoke(app, ["import", str(folder), "--only", "metaworld_real", "--only", "babyai_real",
-                                      "--encodings", str(folder / "metaworld_encode.npy"), "--check"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "import",
+            str(folder),
+            "--only",
+            "metaworld_real",
+            "--only",
+            "babyai_real",
+            "--encodings",
+            str(folder / "metaworld_encode.npy"),
+            "--check",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "encoding+" in result.output and "(kept)" in result.output and "template" in result.output
     missing = CliRunner().invoke(app, ["import", str(folder), "--encodings", str(tmp_path / "none.npy")])
     assert missing.exit_code == 2 and "no such encoding file" in missing.output
     assert "Traceback" not in missing.output
-    skip = CliRunner().invoke(app, ["import", str(folder), "--only", "babyai_real", "--unmatched", "skip",
-                                    "--check"])
+    skip = CliRunner().invoke(
+        app, ["import", str(folder), "--only", "babyai_real", "--unmatched", "skip", "--check"]
+    )
     assert skip.exit_code == 0 and "(skipped)" in skip.output and "24 of 25" in skip.output
 
 
 def test_text_keys_ignore_case_spaces_and_trailing_punctuation():
-    assert match_key("Go to the blue ball.") == match_key("  go to the BLUE   ball ! ") == "go to the blue ball"
+    assert (
+        match_key("Go to the blue ball.") == match_key("  go to the BLUE   ball ! ") == "go to the blue ball"
+    )
     assert match_key("open the door, then goto any object") != match_key("open the door then goto any object")
     assert match_key("seize the alphabet_soup") == "seize the alphabet soup"
 
@@ -120,8 +138,11 @@ def test_text_keys_ignore_case_spaces_and_trailing_punctuation():
 def test_encodings_match_only_within_the_tolerance(tmp_path):
     rng = np.random.default_rng(0)
     base = rng.uniform(-0.9, 0.9, 768)
-    table = {"a": base.astype(np.float32), "b": (base + 0.05).astype(np.float32),
-             "task": np.stack([base - 0.05] * 3)[:, None, :].astype(np.float32)}  # Meta-World's (K, 1, 768)
+    table = {
+        "a": base.astype(np.float32),
+        "b": (base + 0.05).astype(np.float32),
+        "task": np.stack([base - 0.05] * 3)[:, None, :].astype(np.float32),
+    }  # Meta-World's (K, 1, 768)
     np.save(tmp_path / "x_encode.npy", table)
     encodings = EncodingTable([tmp_path / "x_encode.npy"])
     probes = np.stack([base + ENCODING_TOLERANCE / 2, base + 0.05, base - 0.05, base + 0.025, base * np.nan])

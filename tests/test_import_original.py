@@ -359,7 +359,8 @@ def test_pickles_written_by_numpy_1_and_old_protocols_load(tmp_path):
     ("train", [1, 1, 0, 0, 0, 1], None),  # two sources: not a relation
 ])
 def test_clevr_goal_vectors_resolve_to_our_tasks(level, goal, task_id):
-    resolution = TaskResolver(CLEVR, level, encoder=None).resolve(["words of the original"], np.asarray(goal, float))
+    resolver = TaskResolver(CLEVR, level, encoder=None)
+    resolution = resolver.resolve(["words of the original"], np.asarray(goal, float))
     assert (resolution.task.id if resolution.task else None) == task_id
 
 

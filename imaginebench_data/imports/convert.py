@@ -212,8 +212,8 @@ def convert(original: OriginalFile, domain: Domain, sim: Simulator, *, unmatched
     conversion.too_short = np.flatnonzero(steps < 1).tolist()
     rows = np.flatnonzero(steps >= 1).tolist()
     encoded = _encoded(original, encodings)
-    clues = [Clues(_texts(original, row), None if original.goals is None else original.goals[row], encoded[row])
-             for row in rows]
+    goals = original.goals or [None] * original.rows
+    clues = [Clues(_texts(original, row), goals[row], encoded[row]) for row in rows]
     resolutions = dict(zip(rows, TaskResolver(domain, original.target.level, encoder).resolve_all(clues)))
     conversion.unresolved = [row for row in rows if resolutions[row].task is None]
     counts = {rung: sum(r.rung == rung for r in resolutions.values()) for rung in (*RUNGS, UNRESOLVED)}
@@ -237,8 +237,8 @@ def convert(original: OriginalFile, domain: Domain, sim: Simulator, *, unmatched
     if not has_next:
         conversion.final_state = final_state_note(domain, len(conversion.simulated), original.rows)
     for row in tqdm(kept, desc=f"check {original.name}", unit="traj", disable=not progress):
-        episode = _episode(original, row, int(steps[row]), actions, resolutions[row], encoded[row], domain, sim,
-                           row in simulated)
+        episode = _episode(original, row, int(steps[row]), actions, resolutions[row], encoded[row], domain,
+                           sim, row in simulated)
         _check(original, domain, row, episode, sim)
         conversion.episodes.append(episode)
     return conversion

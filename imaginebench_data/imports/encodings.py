@@ -22,7 +22,9 @@ from .names import ENCODING_DIM
 from .original import OriginalFileError, short_repr
 from .unpickle import load_pickled_npy
 
-ENCODING_TOLERANCE = 2e-3  # largest |difference| of any number: float16 rounding of values in [-1, 1] is <= 5e-4
+ENCODING_TOLERANCE = (
+    2e-3  # largest |difference| of any number: float16 rounding of values in [-1, 1] is <= 5e-4
+)
 BLOCK = 4096  # encodings compared at a time
 
 
@@ -49,9 +51,9 @@ class EncodingTable:
         if not len(self.keys):
             return found
         table = self.vectors.astype(np.float64)
-        squared = (table ** 2).sum(axis=1)
+        squared = (table**2).sum(axis=1)
         for start in range(0, len(encodings), BLOCK):
-            block = np.asarray(encodings[start:start + BLOCK], np.float64)
+            block = np.asarray(encodings[start : start + BLOCK], np.float64)
             distance = squared[None, :] - 2 * block @ table.T  # |a - b|^2 - |a|^2: same argmin
             nearest = np.argmin(distance, axis=1)
             finite = np.isfinite(block).all(axis=1)
@@ -64,18 +66,29 @@ class EncodingTable:
 def _read(path: Path) -> list[tuple[str, np.ndarray]]:
     """(key, (K, 768) float32 rows) of one encoding file; a clear error naming file and key otherwise."""
     if not path.is_file():
-        raise OriginalFileError(f"{path}: no such encoding file; expected the original's *_encode.npy "
-                                "(a pickled dict of instruction -> 768 numbers)")
+        raise OriginalFileError(
+            f"{path}: no such encoding file; expected the original's *_encode.npy "
+            "(a pickled dict of instruction -> 768 numbers)"
+        )
     content = load_pickled_npy(path, Budget(path.name))
     if not isinstance(content, dict) or not content:
-        raise OriginalFileError(f"{path.name}: expected a pickled dict of instruction -> {ENCODING_DIM} numbers "
-                                f"(the original's *_encode.npy), found {short_repr(content)}")
+        raise OriginalFileError(
+            f"{path.name}: expected a pickled dict of instruction -> {ENCODING_DIM} numbers "
+            f"(the original's *_encode.npy), found {short_repr(content)}"
+        )
     entries = []
     for key, value in content.items():
         rows = np.asarray(value) if isinstance(value, np.ndarray) else None
-        if not isinstance(key, str) or rows is None or rows.dtype.kind != "f" or rows.shape[-1:] != (ENCODING_DIM,):
+        if (
+            not isinstance(key, str)
+            or rows is None
+            or rows.dtype.kind != "f"
+            or rows.shape[-1:] != (ENCODING_DIM,)
+        ):
             found = f"{type(value).__name__} {getattr(value, 'shape', '')}".strip()
-            raise OriginalFileError(f"{path.name}: key {short_repr(key)} holds {found}; expected text keys, each "
-                                    f"with a float array of {ENCODING_DIM} numbers, e.g. (768,) or (20, 1, 768)")
+            raise OriginalFileError(
+                f"{path.name}: key {short_repr(key)} holds {found}; expected text keys, each "
+                f"with a float array of {ENCODING_DIM} numbers, e.g. (768,) or (20, 1, 768)"
+            )
         entries.append((key, rows.reshape(-1, ENCODING_DIM).astype(np.float32)))
     return entries

@@ -32,8 +32,15 @@ from .texts import match_key
 
 GOAL, PHRASING, TEMPLATE, EMBEDDING = "goal", "phrasing", "template", "embedding"
 ENCODING = "encoding+"  # prefix of a rung that read the text the stored encoding names
-RUNGS = (GOAL, PHRASING, TEMPLATE, ENCODING + PHRASING, ENCODING + TEMPLATE, EMBEDDING,
-         ENCODING + EMBEDDING)  # in the order they are tried
+RUNGS = (
+    GOAL,
+    PHRASING,
+    TEMPLATE,
+    ENCODING + PHRASING,
+    ENCODING + TEMPLATE,
+    EMBEDDING,
+    ENCODING + EMBEDDING,
+)  # in the order they are tried
 
 
 @dataclass(frozen=True)
@@ -73,17 +80,24 @@ class TaskResolver:
         tasks = domain.tasks(level)
         self.tasks = {task.id: task for task in tasks}
         layout = domain.original
-        self.references = {task.id: task.phrasings + (layout.templates(task) if layout.templates else ())
-                           for task in tasks}
-        self.by_text: dict[str, dict[str, set[str]]] = {PHRASING: defaultdict(set), TEMPLATE: defaultdict(set)}
+        self.references = {
+            task.id: task.phrasings + (layout.templates(task) if layout.templates else ()) for task in tasks
+        }
+        self.by_text: dict[str, dict[str, set[str]]] = {
+            PHRASING: defaultdict(set),
+            TEMPLATE: defaultdict(set),
+        }
         for task in tasks:
             for text in task.phrasings:
                 self.by_text[PHRASING][match_key(text)].add(task.id)
-            for text in self.references[task.id][len(task.phrasings):]:
+            for text in self.references[task.id][len(task.phrasings) :]:
                 self.by_text[TEMPLATE][match_key(text)].add(task.id)
         self.goal_key = layout.goal_key
-        self.by_goal = ({layout.task_key(task): task for task in tasks}
-                        if layout.goal_key is not None and layout.task_key is not None else None)
+        self.by_goal = (
+            {layout.task_key(task): task for task in tasks}
+            if layout.goal_key is not None and layout.task_key is not None
+            else None
+        )
         self.agreement = Agreement(layout.slot_words, layout.task_slots)
         self.encoder_spec = encoder
         self._matcher: SemanticMatcher | None = None
@@ -120,9 +134,13 @@ class TaskResolver:
             try:
                 encoder = get_encoder(self.encoder_spec)
             except ImportError as error:
-                raise ValueError(f"the importer's embedding rung needs a sentence encoder: {error}; or pass "
-                                 "encoder=None (--encoder none) to leave the rung out") from error
-            self._matcher = SemanticMatcher(list(self.tasks.values()), self.references, encoder, self.agreement)
+                raise ValueError(
+                    f"the importer's embedding rung needs a sentence encoder: {error}; or pass "
+                    "encoder=None (--encoder none) to leave the rung out"
+                ) from error
+            self._matcher = SemanticMatcher(
+                list(self.tasks.values()), self.references, encoder, self.agreement
+            )
         return self._matcher
 
     def _exact(self, clue: Clues) -> tuple[Resolution | None, str]:
@@ -140,7 +158,9 @@ class TaskResolver:
                 if len(matched) == 1:
                     return Resolution(self.tasks[matched.pop()], prefix + rung), ""
                 if matched:
-                    return Resolution(None, f"texts match several tasks ({prefix + rung}): {sorted(matched)}"), ""
+                    return Resolution(
+                        None, f"texts match several tasks ({prefix + rung}): {sorted(matched)}"
+                    ), ""
         if not clue.texts and clue.encoded is None:
             notes.append("no instruction text (and no encoding found in the encoding files)")
         else:

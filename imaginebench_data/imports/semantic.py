@@ -62,18 +62,25 @@ class Nearest:
 
     def describe(self) -> str:
         second = "" if self.second is None else f", then {self.second.id} {self.second_score:.3f}"
-        return (f"nearest task by embedding {self.task.id} {self.score:.3f}{second} (accepted at >= "
-                f"{MIN_SIMILARITY} with a margin >= {MIN_MARGIN})")
+        return (
+            f"nearest task by embedding {self.task.id} {self.score:.3f}{second} (accepted at >= "
+            f"{MIN_SIMILARITY} with a margin >= {MIN_MARGIN})"
+        )
 
 
 class Agreement:
     """Whether a text contradicts a task: it names a value of one of the task's slots that the task
     does not have (``slot_words``: slot -> value -> words; ``task_slots(task)``: slot -> values)."""
 
-    def __init__(self, slot_words: dict[str, dict[str, tuple[str, ...]]] | None,
-                 task_slots: Callable[[Task], dict[str, frozenset[str]]] | None) -> None:
-        self.words = {slot: {word: value for value, words in values.items() for word in words}
-                      for slot, values in (slot_words or {}).items()}
+    def __init__(
+        self,
+        slot_words: dict[str, dict[str, tuple[str, ...]]] | None,
+        task_slots: Callable[[Task], dict[str, frozenset[str]]] | None,
+    ) -> None:
+        self.words = {
+            slot: {word: value for value, words in values.items() for word in words}
+            for slot, values in (slot_words or {}).items()
+        }
         self.task_slots = task_slots
 
     def named(self, text: str) -> dict[str, set[str]]:
@@ -90,13 +97,22 @@ class Agreement:
 class SemanticMatcher:
     """Nearest tasks of texts for one level's tasks, with ``encoder`` (see ``loader.encoders``)."""
 
-    def __init__(self, tasks: list[Task], references: dict[str, tuple[str, ...]], encoder,
-                 agreement: Agreement | None = None) -> None:
+    def __init__(
+        self,
+        tasks: list[Task],
+        references: dict[str, tuple[str, ...]],
+        encoder,
+        agreement: Agreement | None = None,
+    ) -> None:
         self.tasks = tasks
         self.encoder = encoder
         self.agreement = agreement or Agreement(None, None)
-        texts = [(i, text) for i, task in enumerate(tasks) for text in dict.fromkeys(references[task.id])
-                 if " " in text.strip()]
+        texts = [
+            (i, text)
+            for i, task in enumerate(tasks)
+            for text in dict.fromkeys(references[task.id])
+            if " " in text.strip()
+        ]
         self.owner = np.array([i for i, _ in texts])
         self.references = encoder.encode([text for _, text in texts])  # (R, dim) unit vectors
 
@@ -122,15 +138,23 @@ class SemanticMatcher:
                 continue
             mean = np.mean([table[text] for text in group[:MAX_TEXTS]], axis=0)
             named = [self.agreement.named(text) for text in group[:MAX_TEXTS]]
-            ruled_out = [i for i, task in enumerate(self.tasks)
-                         if any(self.agreement.contradicts(task, n) for n in named)]
+            ruled_out = [
+                i
+                for i, task in enumerate(self.tasks)
+                if any(self.agreement.contradicts(task, n) for n in named)
+            ]
             mean[ruled_out] = -np.inf
             order = [i for i in np.argsort(-mean, kind="stable") if np.isfinite(mean[i])]
             if not order:
                 found.append(None)
                 continue
             second = int(order[1]) if len(order) > 1 else None
-            found.append(Nearest(self.tasks[int(order[0])], float(mean[order[0]]),
-                                 None if second is None else self.tasks[second],
-                                 -1.0 if second is None else float(mean[second])))
+            found.append(
+                Nearest(
+                    self.tasks[int(order[0])],
+                    float(mean[order[0]]),
+                    None if second is None else self.tasks[second],
+                    -1.0 if second is None else float(mean[second]),
+                )
+            )
         return found

@@ -3,14 +3,26 @@
 ``normalise_instruction`` is what an imported episode stores (typographic punctuation to
 ASCII, ``_`` to a space: the original writes LIBERO's items as ``alphabet_soup``, outside the
 instruction charset; white space collapsed). ``match_key`` is what the resolution ladder
-compares: that, in lower case, trailing punctuation dropped, so "go to the blue ball", "Go to the blue ball." and
-"GO TO THE BLUE BALL !" are one key, while words and inner punctuation must agree.
+compares: that, in lower case, trailing punctuation dropped, so "go to the blue ball",
+"Go to the blue ball." and "GO TO THE BLUE BALL !" are one key, while words and inner
+punctuation must agree.
 """
 
 from __future__ import annotations
 
-TYPOGRAPHY = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-",
-                            "\u2014": "-", "\u2026": "...", "\u00a0": " ", "_": " "})
+TYPOGRAPHY = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2026": "...",
+        "\u00a0": " ",
+        "_": " ",
+    }
+)
 TRAILING = " .,;:!?\"'"  # dropped from the end of a text before it is compared
 
 

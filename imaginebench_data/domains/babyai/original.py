@@ -13,8 +13,13 @@ from ...core.task import Task
 from .sim import COLOURS
 
 PER_OBJECT = {  # kind -> the original's documented templates; {c} colour, {t} type
-    "goto": ("go to the {c} {t}", "head toward the {c} {t}", "approach the {c} {t}",
-             "proceed in the vicinity of the {c} {t}", "maneuver toward the {c} {t}"),
+    "goto": (
+        "go to the {c} {t}",
+        "head toward the {c} {t}",
+        "approach the {c} {t}",
+        "proceed in the vicinity of the {c} {t}",
+        "maneuver toward the {c} {t}",
+    ),
     "open": ("open the {c} door", "swing open the {c} door", "leave the {c} door open"),
     "pickup": ("pick up the {c} {t}",),
     "putnext": ("put the {c1} {t1} next to the {c2} {t2}", "keep the {c1} {t1} snugly next to the {c2} {t2}"),
@@ -38,22 +43,36 @@ def templates(task: Task) -> tuple[str, ...]:
         return FIXED[kind]
     words = {"c": COLOURS[goal["colour"]], "t": goal.get("object", "door")}
     if kind == "putnext":
-        words = {"c1": COLOURS[goal["colour"]], "t1": goal["object"], "c2": COLOURS[goal["other_colour"]],
-                 "t2": goal["other"]}
+        words = {
+            "c1": COLOURS[goal["colour"]],
+            "t1": goal["object"],
+            "c2": COLOURS[goal["other_colour"]],
+            "t2": goal["other"],
+        }
     return tuple(template.format(**words) for template in PER_OBJECT[kind])
 
 
 # --- words that name a task's parameters (the embedding rung's agreement check) -----------------
 SLOT_WORDS = {
     "colour": {c: (c,) + (("gray",) if c == "grey" else ()) for c in COLOURS},
-    "object": {"ball": ("ball", "sphere", "orb"), "box": ("box", "crate", "chest"), "key": ("key",),
-               "door": ("door", "doorway")},
-    "action": {"open": ("open", "opened", "opens", "opening", "unlatch", "toggle"),
-               "pick": ("pick", "grab", "lift", "collect", "fetch", "retrieve", "snatch", "obtain", "grasp"),
-               "put": ("put", "place", "set", "drop", "arrange", "carry", "bring")},
+    "object": {
+        "ball": ("ball", "sphere", "orb"),
+        "box": ("box", "crate", "chest"),
+        "key": ("key",),
+        "door": ("door", "doorway"),
+    },
+    "action": {
+        "open": ("open", "opened", "opens", "opening", "unlatch", "toggle"),
+        "pick": ("pick", "grab", "lift", "collect", "fetch", "retrieve", "snatch", "obtain", "grasp"),
+        "put": ("put", "place", "set", "drop", "arrange", "carry", "bring"),
+    },
 }
-ACTIONS = {"goto": frozenset(), "open": frozenset({"open"}), "pickup": frozenset({"pick"}),
-           "putnext": frozenset({"pick", "put"})}
+ACTIONS = {
+    "goto": frozenset(),
+    "open": frozenset({"open"}),
+    "pickup": frozenset({"pick"}),
+    "putnext": frozenset({"pick", "put"}),
+}
 
 
 def task_slots(task: Task) -> dict[str, frozenset[str]]:
@@ -61,6 +80,8 @@ def task_slots(task: Task) -> dict[str, frozenset[str]]:
     goal = task.goal
     if goal["kind"] not in ACTIONS:
         return {}
-    colours = {COLOURS[goal["colour"]]} | ({COLOURS[goal["other_colour"]]} if "other_colour" in goal else set())
+    colours = {COLOURS[goal["colour"]]} | (
+        {COLOURS[goal["other_colour"]]} if "other_colour" in goal else set()
+    )
     objects = {goal.get("object", "door")} | ({goal["other"]} if "other" in goal else set())
     return {"colour": frozenset(colours), "object": frozenset(objects), "action": ACTIONS[goal["kind"]]}

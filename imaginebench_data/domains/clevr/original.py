@@ -79,13 +79,13 @@ def task_key(task: Task) -> tuple:
 COLOURS = ("red", "blue", "green", "purple", "cyan")  # the original's ball order
 RELATION_WORDS = {"behind": "behind", "left": "to the left of", "front": "in front of",
                   "right": "to the right of"}
-RELATION_TEMPLATES = ("push the {a} ball {r} the {b} ball", "can you help me keep the {a} ball {r} the {b} ball",
+RELATION_TEMPLATES = ("push the {a} ball {r} the {b} ball",
+                      "can you help me keep the {a} ball {r} the {b} ball",
                       "is there any {a} ball {r} the {b} ball", "can you push the {a} ball {r} the {b} ball",
                       "move the {a} ball {r} the {b} ball")
-PUSH_TEMPLATES = {"left": ("kindly relocate the {a} sphere towards the left", "move the ball that has the color "
-                           "{a} to the left"),
-                  "right": ("kindly relocate the {a} sphere towards the right", "move the ball that has the "
-                            "color {a} to the right")}
+PUSH_TEMPLATES = {side: (f"kindly relocate the {{a}} sphere towards the {side}",
+                         f"move the ball that has the color {{a}} to the {side}")
+                  for side in ("left", "right")}
 FIXED = {
     "line": ("line up the balls horizontally, sequencing them left to right as follows: red, blue, green, "
              "purple, and cyan",),
@@ -107,7 +107,7 @@ def templates(task: Task) -> tuple[str, ...]:
         return tuple(_relation_texts(goal["src"], goal["dst"], goal["relation"]))
     if goal["kind"] == "push":
         return tuple(t.format(a=COLOURS[goal["ball"]]) for t in PUSH_TEMPLATES.get(goal["relation"], ()))
-    first, *rest = (_relation_texts(*relation)[0] for relation in goal["relations"])  # "push ... and move ..."
+    first, *rest = (_relation_texts(*relation)[0] for relation in goal["relations"])  # push ... and move ...
     return (" and ".join([first, *(text.replace("push", "move", 1) for text in rest)]),)
 
 

@@ -29,10 +29,14 @@ def templates(task: Task) -> tuple[str, ...]:
 
 # --- words that name a task's parameters (the embedding rung's agreement check) -----------------
 SLOT_WORDS = {
-    "direction": {"forward": ("forward", "forwards", "ahead", "front", "onward", "onwards"),
-                  "backward": ("backward", "backwards", "back", "rear", "rearward", "reverse", "retreat")},
-    "motion": {"jump": ("jump", "hop", "leap", "bound", "spring", "vault", "pounce", "skip"),
-               "run": ("run", "sprint", "dash", "race", "gallop", "rush", "charge", "bolt", "hurry")},
+    "direction": {
+        "forward": ("forward", "forwards", "ahead", "front", "onward", "onwards"),
+        "backward": ("backward", "backwards", "back", "rear", "rearward", "reverse", "retreat"),
+    },
+    "motion": {
+        "jump": ("jump", "hop", "leap", "bound", "spring", "vault", "pounce", "skip"),
+        "run": ("run", "sprint", "dash", "race", "gallop", "rush", "charge", "bolt", "hurry"),
+    },
 }
 
 
@@ -43,5 +47,7 @@ def task_slots(task: Task) -> dict[str, frozenset[str]]:
     if task.id in ("forward-then-backward", "backward-then-forward"):
         return {"motion": frozenset({"run"})}
     direction = "forward" if "forward" in task.id else "backward"
-    return {"direction": frozenset({direction}),
-            "motion": frozenset({"jump" if task.id.startswith("jump") else "run"})}
+    return {
+        "direction": frozenset({direction}),
+        "motion": frozenset({"jump" if task.id.startswith("jump") else "run"}),
+    }

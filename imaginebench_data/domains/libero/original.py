@@ -14,18 +14,32 @@ from .layout import LABEL
 
 SEIZE = "employ the gripper to seize the {a}"
 BY_KIND = {  # task kind -> templates; {a} the first item, {b} the second
-    "pick": (SEIZE, "engage the robotic gripper to grasp the {a}", "deploy the gripping apparatus to capture the {a}"),
-    "place": ("transfer the {a} to the basket", "park the {a} in the basket", "unload the {a} into the basket"),
+    "pick": (
+        SEIZE,
+        "engage the robotic gripper to grasp the {a}",
+        "deploy the gripping apparatus to capture the {a}",
+    ),
+    "place": (
+        "transfer the {a} to the basket",
+        "park the {a} in the basket",
+        "unload the {a} into the basket",
+    ),
     "pick-and-place": (SEIZE + " and transfer the {a} to the basket",),
     "place-to": (SEIZE + " and transfer the {a} to the {b}",),
     "reach": ("employ the gripper to get close to the {a}",),
-    "sequential": (SEIZE + " and transfer the {a} to the basket. then employ the gripper to seize the {b} and "
-                   "transfer the {b} to the basket",),
+    "sequential": (
+        SEIZE + " and transfer the {a} to the basket. then employ the gripper to seize the {b} and "
+        "transfer the {b} to the basket",
+    ),
     "aside": (SEIZE + " and transfer the {a} to the other side",),
-    "all": ("employ the gripper to seize the objects and transfer them to the basket one by one until the "
-            "alphabet soup, cream cheese and salad dressing are all in the basket",),
-    "out-of": ("the basket is on fire, employ the gripper to seize the {a} in the basket and transfer the {a} "
-               "out of the basket",),
+    "all": (
+        "employ the gripper to seize the objects and transfer them to the basket one by one until the "
+        "alphabet soup, cream cheese and salad dressing are all in the basket",
+    ),
+    "out-of": (
+        "the basket is on fire, employ the gripper to seize the {a} in the basket and transfer the {a} "
+        "out of the basket",
+    ),
 }
 
 
@@ -36,8 +50,13 @@ def templates(task: Task) -> tuple[str, ...]:
 
 
 # --- words that name a task's parameters (the embedding rung's agreement check) -----------------
-SLOT_WORDS = {"item": {"alphabet_soup": ("soup", "alphabet"), "cream_cheese": ("cheese", "cream"),
-                       "salad_dressing": ("dressing", "salad")}}
+SLOT_WORDS = {
+    "item": {
+        "alphabet_soup": ("soup", "alphabet"),
+        "cream_cheese": ("cheese", "cream"),
+        "salad_dressing": ("dressing", "salad"),
+    }
+}
 
 
 def task_slots(task: Task) -> dict[str, frozenset[str]]:

@@ -16,8 +16,9 @@ DOCUMENTED = {  # our task id -> the original's example instructions
     "coffee-button": ("Utilize the gripper to depress the button on the coffee machine.",),
     "window-open": ("The closed window bothers me; could you please operate the gripper to open it?",),
     "door-unlock": ("I despise when the door is locked; could you employ the gripper to unlock it?",),
-    "reach-wall": ("Adjust the gripper's position to reach the designated target, keeping in mind the "
-                   "obstructing wall.",),
+    "reach-wall": (
+        "Adjust the gripper's position to reach the designated target, keeping in mind the obstructing wall.",
+    ),
     "door-close": ("Employ the gripper to shut the door.",),
     "locked-door-open": ("Would you kindly unlock and open the door using the gripper?",),
     "hammer": ("Utilize the gripper to grasp the hammer and strike the nail at the designated spot.",),
@@ -27,7 +28,9 @@ DOCUMENTED = {  # our task id -> the original's example instructions
 def task_names(task: Task) -> tuple[str, ...]:
     """The original's names of ``task``'s env: ``<id>``, ``rep-<id>`` and their ``-v2`` forms."""
     names = (task.id, f"rep-{task.id}")
-    return names + tuple(f"{name}-v2" for name in names) + tuple(f"{name}-v2-goal-observable" for name in names)
+    return (
+        names + tuple(f"{name}-v2" for name in names) + tuple(f"{name}-v2-goal-observable" for name in names)
+    )
 
 
 def templates(task: Task) -> tuple[str, ...]:
@@ -37,24 +40,48 @@ def templates(task: Task) -> tuple[str, ...]:
 
 # --- words that name a task's parameters (the embedding rung's agreement check) -----------------
 SLOT_WORDS = {
-    "verb": {"open": ("open", "opened", "opens"), "close": ("close", "closed", "shut"),
-             "unlock": ("unlock", "unlocked"), "lock": ("lock", "locked"), "push": ("push", "shove", "slide"),
-             "pick": ("pick", "lift", "grasp", "carry")},
-    "object": {"door": ("door",), "window": ("window",), "faucet": ("faucet", "tap"), "button": ("button",),
-               "mug": ("mug", "cup"), "puck": ("puck",), "wall": ("wall",), "hammer": ("hammer", "nail"),
-               "ball": ("ball", "soccer")},
+    "verb": {
+        "open": ("open", "opened", "opens"),
+        "close": ("close", "closed", "shut"),
+        "unlock": ("unlock", "unlocked"),
+        "lock": ("lock", "locked"),
+        "push": ("push", "shove", "slide"),
+        "pick": ("pick", "lift", "grasp", "carry"),
+    },
+    "object": {
+        "door": ("door",),
+        "window": ("window",),
+        "faucet": ("faucet", "tap"),
+        "button": ("button",),
+        "mug": ("mug", "cup"),
+        "puck": ("puck",),
+        "wall": ("wall",),
+        "hammer": ("hammer", "nail"),
+        "ball": ("ball", "soccer"),
+    },
 }
 SLOTS = {  # our task id -> (verbs, objects) it names
-    "reach": ((), ()), "push": (("push",), ("puck",)), "pick-place": (("pick",), ("puck",)),
-    "button-press": (("push",), ("button",)), "door-unlock": (("unlock", "lock"), ("door",)),
-    "door-open": (("open",), ("door",)), "window-open": (("open", "close", "push"), ("window",)),
-    "faucet-open": (("open",), ("faucet",)), "coffee-push": (("push",), ("mug",)),
-    "coffee-button": (("push",), ("button", "mug")), "reach-wall": ((), ("wall",)),
-    "push-wall": (("push",), ("puck", "wall")), "pick-place-wall": (("pick",), ("puck", "wall")),
-    "button-press-wall": (("push",), ("button", "wall")), "door-lock": (("lock",), ("door",)),
-    "door-close": (("close", "open", "push"), ("door",)), "window-close": (("close", "open", "push"), ("window",)),
-    "faucet-close": (("close",), ("faucet",)), "make-coffee": (("push", "pick"), ("mug", "button")),
-    "locked-door-open": (("unlock", "open", "lock"), ("door",)), "hammer": (("pick",), ("hammer", "wall")),
+    "reach": ((), ()),
+    "push": (("push",), ("puck",)),
+    "pick-place": (("pick",), ("puck",)),
+    "button-press": (("push",), ("button",)),
+    "door-unlock": (("unlock", "lock"), ("door",)),
+    "door-open": (("open",), ("door",)),
+    "window-open": (("open", "close", "push"), ("window",)),
+    "faucet-open": (("open",), ("faucet",)),
+    "coffee-push": (("push",), ("mug",)),
+    "coffee-button": (("push",), ("button", "mug")),
+    "reach-wall": ((), ("wall",)),
+    "push-wall": (("push",), ("puck", "wall")),
+    "pick-place-wall": (("pick",), ("puck", "wall")),
+    "button-press-wall": (("push",), ("button", "wall")),
+    "door-lock": (("lock",), ("door",)),
+    "door-close": (("close", "open", "push"), ("door",)),
+    "window-close": (("close", "open", "push"), ("window",)),
+    "faucet-close": (("close",), ("faucet",)),
+    "make-coffee": (("push", "pick"), ("mug", "button")),
+    "locked-door-open": (("unlock", "open", "lock"), ("door",)),
+    "hammer": (("pick",), ("hammer", "wall")),
     "soccer": (("push",), ("ball",)),
 }
 
