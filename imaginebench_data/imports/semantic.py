@@ -22,8 +22,9 @@ Meta-World train: 596 texts), and over the hand-written paraphrases of the test 
 one word lie close together (held-out BabyAI phrasings land on a sibling with margins up to
 0.054; a HalfCheetah one at similarity 0.708), so the margin and the similarity floor sit
 just above the worst wrong answers: at these values none of those texts or groups was
-accepted for a wrong task, while 80% of BabyAI paraphrase groups, all HalfCheetah and LIBERO
-groups and 90% of Meta-World's were accepted (the rest stay unresolved, never wrong).
+accepted for a wrong task, while 80% of BabyAI paraphrase groups, all HalfCheetah, LIBERO and
+Meta-World groups and 90% of single Meta-World sentences were accepted (the rest stay
+unresolved, never wrong).
 """
 
 from __future__ import annotations
