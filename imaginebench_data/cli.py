@@ -99,8 +99,8 @@ def main(debug: bool = typer.Option(False, "--debug", help="Show the traceback o
     interrupt.install()
 
 
-def _pct(value: float) -> str:
-    return f"{100 * value:.2f}%"
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.2f}%"
 
 
 @app.command("list", epilog=_examples("imaginebench list"))
@@ -377,6 +377,8 @@ def evaluate_regimes(
 
 
 @app.command("import", epilog=_examples("imaginebench import ~/ImagineBench/data --check",
+                                         "imaginebench import ~/ImagineBench/data --encodings ~/ImagineBench/"
+                                         "data/babyai_encode.npy",
                                          "imaginebench import ~/ImagineBench/data --unmatched skip"))
 def import_files(
     src_dir: Path = typer.Argument(..., help="Folder with the original files (.h5/.hdf5, .npy, or Parquet)."),
@@ -384,36 +386,60 @@ def import_files(
     force: bool = typer.Option(False, "--force", help="Replace existing versions."),
     cards_dir: Path | None = typer.Option(None, help="Where to write cards (default: cards/<namespace>/)."),
     only: list[str] = typer.Option(None, "--only", help="Import only this file (name or stem); repeatable."),
-    unmatched: str = typer.Option("error", help="Trajectories matching none of our tasks: error or skip."),
+    unmatched: str = typer.Option("keep", help="Trajectories whose task no rung resolves: keep (as task "
+                                  "'unresolved'), skip or error."),
+    encodings: list[Path] = typer.Option(None, "--encodings", help="The original's encoding file "
+                                         "(*_encode.npy: text -> 768 numbers), to read instructions "
+                                         "stored only as encodings; repeatable."),
+    encoder: str = typer.Option("minilm", help="Sentence encoder of the embedding rung: minilm, a local "
+                                "model directory, or none (leave the rung out)."),
     check: bool = typer.Option(False, "--check", help="Read and check every file; write nothing."),
 ) -> None:
-    """Import the original ImagineBench release's files as checked, carded datasets."""
+    """Import the original ImagineBench release's files as checked, carded datasets.
+
+    Prints, per file, how many trajectories each rung of the task resolution resolved, how
+    many stayed unresolved, and the dataset written."""
     from .datasets.writer import DatasetExistsError
     from .imports import import_dir
     from .imports.convert import UNMATCHED_RULES
 
     if unmatched not in UNMATCHED_RULES:
-        raise typer.BadParameter(f"--unmatched must be one of {UNMATCHED_RULES}, got {unmatched!r}")
+        rules = ", ".join(UNMATCHED_RULES)
+        raise typer.BadParameter(f"--unmatched must be one of {rules}, got {unmatched!r}")
     try:
         results = import_dir(src_dir, namespace=namespace, force=force, cards_dir=cards_dir,
-                             only=list(only or []) or None, unmatched=unmatched, check_only=check)
+                             only=list(only or []) or None, unmatched=unmatched,
+                             encodings=list(encodings or []),
+                             encoder=None if encoder.lower() == "none" else encoder, check_only=check)
     except (ValueError, FileNotFoundError, DatasetExistsError) as error:  # OriginalFileError is a ValueError
         err_console.print(f"[red]error:[/red] {escape(str(error))} Nothing was written.", highlight=False,
                           soft_wrap=True)
         raise typer.Exit(2) from None
-    table = Table(title=f"imported from {src_dir} as {namespace}/...")
+    console.print(_import_table(results, f"imported from {src_dir} as {namespace}/..."))
+
+
+def _import_table(results: list, title: str) -> Table:
+    """One row per original file: the dataset, trajectories per rung, unresolved, quality."""
+    from .core.task import UNRESOLVED
+
+    table = Table(title=title)
     table.add_column("file", no_wrap=True)
     table.add_column("dataset", no_wrap=True)
-    for column in ("episodes", "steps", "goal consistency", "illegal states", "transition errors", "status"):
+    for column in ("episodes", "resolved by", "unresolved", "steps", "goal consistency", "illegal states",
+                   "transition errors", "status"):
         table.add_column(column)
     for result in results:
         card = result.card
         figures = ([str(card.steps), _pct(card.goal_consistency), _pct(card.illegal_state_rate),
                     _pct(card.transition_error_rate)] if card else ["", "", "", ""])
         kept = f"{result.episodes} of {result.rows_read}" if result.episodes is not None else "-"
+        rungs = ", ".join(f"{rung} {count}" for rung, count in result.resolution.items()
+                          if rung != UNRESOLVED)
+        unresolved = result.resolution.get(UNRESOLVED, 0)
+        left = f"{unresolved} ({'kept' if result.unresolved_kept else 'skipped'})" if unresolved else "0"
         name = str(result.dataset_id).split("/", 1)[1]
-        table.add_row(result.file_name, name, kept, *figures, result.status)
-    console.print(table)
+        table.add_row(result.file_name, name, kept, rungs or "-", left, *figures, result.status)
+    return table
 
 
 if __name__ == "__main__":

@@ -158,9 +158,17 @@ def test_pickled_file_with_next_observations_keeps_every_step(minari_root, tmp_p
     np.save(src / "ball_imaginary_rephrase.npy", content)
     unresolved = r"ball_imaginary_rephrase.npy: 1 of 5 trajectories match no clevr rephrase task"
     with pytest.raises(OriginalFileError, match=unresolved) as err:
-        import_dir(src, cards_dir=tmp_path / "cards", progress=False)
+        import_dir(src, cards_dir=tmp_path / "cards", unmatched="error", progress=False)
     assert "Do a little dance." in str(err.value) and nothing_written(minari_root, tmp_path / "cards")
-    [result] = import_dir(src, cards_dir=tmp_path / "cards", unmatched="skip", progress=False)
+    [kept] = import_dir(src, cards_dir=tmp_path / "cards", progress=False)  # by default kept, unresolved
+    assert kept.card.episodes == 4 and kept.card.unresolved == 1
+    assert kept.card.resolution == kept.resolution == {"phrasing": 3, "unresolved": 1}
+    assert kept.card.provenance["rows_unresolved_kept"] == 1 and "goal_consistency" in kept.card.notes
+    assert kept.card.per_task["unresolved"]["goal_consistency"] is None
+    resolved = [s for t, s in kept.card.per_task.items() if t != "unresolved"]  # goal consistency: over these
+    assert kept.card.goal_consistency == pytest.approx(
+        sum(s["goal_consistency"] * s["episodes"] for s in resolved) / sum(s["episodes"] for s in resolved))
+    [result] = import_dir(src, cards_dir=tmp_path / "cards", unmatched="skip", force=True, progress=False)
     card, (dataset, _) = result.card, open_dataset(REPHRASE_ID)
     lengths = content["masks"][:, :, 0].sum(axis=1).astype(int)
     assert card.provenance["rows_unresolved_dropped"] == card.provenance["rows_too_short"] == 1
@@ -351,7 +359,8 @@ def test_pickles_written_by_numpy_1_and_old_protocols_load(tmp_path):
     ("train", [1, 1, 0, 0, 0, 1], None),  # two sources: not a relation
 ])
 def test_clevr_goal_vectors_resolve_to_our_tasks(level, goal, task_id):
-    resolution = TaskResolver(CLEVR, level).resolve(["words of the original"], np.asarray(goal, float))
+    resolver = TaskResolver(CLEVR, level, encoder=None)
+    resolution = resolver.resolve(["words of the original"], np.asarray(goal, float))
     assert (resolution.task.id if resolution.task else None) == task_id
 
 

@@ -2,8 +2,14 @@
 
 JSON keys: schema_version, id, domain, level, source, scale, episodes, steps, tasks,
 phrasings, goal_consistency, transition_error_rate, illegal_state_rate, illegal_by_kind,
-length, return, per_task, provenance, checksum, notes. Rates are fractions in [0, 1].
-``schema_version`` goes up whenever a key is added, removed or changes meaning.
+length, return, per_task, provenance, checksum, notes, unresolved, resolution. Rates are
+fractions in [0, 1]. ``schema_version`` goes up whenever a key is added, removed or changes
+meaning; older cards are still read (their missing keys take the defaults).
+
+``unresolved`` counts episodes whose task id is ``unresolved`` (an import whose task no rung
+resolved); ``goal_consistency`` is over the other episodes (None when there are none).
+``resolution`` counts episodes by how their task was resolved (imported datasets, see
+``imports.resolve``; empty for built datasets, whose tasks are their recipe's).
 """
 
 from __future__ import annotations
@@ -17,10 +23,14 @@ from typing import Any
 import pandas as pd
 
 from ..core.domain import Domain
+from ..core.task import UNRESOLVED
 from ..datasets.ids import DatasetId
-from ..quality.stats import per_task_summary, plain_json, quality_summary
+from ..quality.stats import per_task_summary, plain_json, quality_summary, resolution_counts
 
-SCHEMA_VERSION = 1  # 1: the first typed card (version 0: the same keys, no schema_version)
+# 0: no schema_version; 1: the first typed card; 2: adds unresolved and resolution, and
+# goal_consistency is over resolved episodes (None when there are none)
+SCHEMA_VERSION = 2
+ADDED_KEYS = {"notes", "unresolved", "resolution"}  # keys an older card may lack
 VERSIONED_PACKAGES = ("imaginebench-data", "minari", "gymnasium", "mujoco", "numpy", "h5py")
 
 
@@ -45,7 +55,7 @@ class Card:
     steps: int
     tasks: int
     phrasings: int
-    goal_consistency: float
+    goal_consistency: float | None
     transition_error_rate: float
     illegal_state_rate: float
     illegal_by_kind: dict[str, float]
@@ -55,6 +65,8 @@ class Card:
     provenance: dict[str, Any]
     checksum: str
     notes: dict[str, Any] = field(default_factory=dict)
+    unresolved: int = 0
+    resolution: dict[str, int] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -90,7 +102,7 @@ class Card:
         if "return" in data:
             data["returns"] = data.pop("return")
         names = {f.name for f in fields(cls)} - {"schema_version"}
-        missing = sorted(names - set(data) - {"notes"})
+        missing = sorted(names - set(data) - ADDED_KEYS)
         if missing:
             raise CardError(f"{where}: expected keys {missing}, found only {sorted(data)}")
         return cls(**{key: value for key, value in data.items() if key in names})
@@ -111,6 +123,10 @@ def build_card(dataset_id: DatasetId, domain: Domain, frame: pd.DataFrame, check
     """The card of a dataset whose episodes are summarised by ``frame`` (see quality.frame);
     ``notes`` add to the domain's notes."""
     summary = quality_summary(frame, domain.illegal_kinds)
+    unresolved = int((frame["task_id"] == UNRESOLVED).sum())
+    consistency = {} if not unresolved else {"goal_consistency": (
+        f"over the {len(frame) - unresolved} episodes with a resolved task; the {unresolved} with task "
+        f"'{UNRESOLVED}' have no predicate and are left out")}
     return Card.from_json(plain_json({
         "schema_version": SCHEMA_VERSION,
         "id": str(dataset_id),
@@ -125,5 +141,7 @@ def build_card(dataset_id: DatasetId, domain: Domain, frame: pd.DataFrame, check
         "provenance": {**provenance, "packages": package_versions()},
         "checksum": checksum,
         "notes": {**domain.notes, "transition_tolerance": domain.transition_tolerance,
-                  "illegal_kinds": list(domain.illegal_kinds), **(notes or {})},
+                  "illegal_kinds": list(domain.illegal_kinds), **consistency, **(notes or {})},
+        "unresolved": unresolved,
+        "resolution": resolution_counts(frame),
     }))

@@ -60,6 +60,7 @@ def render_markdown(card: Card) -> str:
             f"{stats['length']['mean']:.2f} | {stats['return']['mean']:.3f} | "
             f"{_pct(stats['transition_error_rate'])} | {_pct(stats['illegal_state_rate'])} |"
         )
+    lines += _resolution_lines(card)
     lines += ["", "## How it was made", ""]
     lines += [f"- **{key}**: {value}" for key, value in prov.items()
               if key not in ("packages", "evidence", "verification")]
@@ -88,6 +89,18 @@ def _verification_lines(verification: dict[str, Any]) -> list[str]:
         f"| {v['requested']} | {v['accepted']} | {v['attempts']} | "
         f"{v['attempts_per_episode'] * v['requested']} | {_pct(v['acceptance_rate'])} | {rejected} |",
     ]
+
+
+def _resolution_lines(card: Card) -> list[str]:
+    """How an imported dataset's tasks were resolved (nothing for a built dataset)."""
+    if not card.resolution:
+        return []
+    lines = ["", "## How tasks were resolved", "", "| rung | episodes |", "|---|---|"]
+    lines += [f"| {rung} | {count} |" for rung, count in card.resolution.items()]
+    if card.unresolved:
+        lines += ["", f"{card.unresolved} episodes kept with task `unresolved` (their own instruction "
+                      "text); goal consistency is over the other episodes."]
+    return lines
 
 
 def _evidence_lines(evidence: dict[str, Any]) -> list[str]:
@@ -122,7 +135,8 @@ def plot_card(card: Card, frame: pd.DataFrame, path: Path) -> None:
     fig, axes = plt.subplots(1, 3, figsize=(16, height), constrained_layout=True,
                              gridspec_kw={"width_ratios": [1.2, 1, 1]})
     rows = list(range(len(tasks)))[::-1]  # first task at the top
-    axes[0].barh(rows, [per_task[t]["goal_consistency"] for t in tasks], color="tab:green")
+    consistency = [per_task[t]["goal_consistency"] for t in tasks]  # None: an unresolved task
+    axes[0].barh(rows, [0.0 if c is None else c for c in consistency], color="tab:green")
     axes[0].set_xlabel("goal consistency")
     axes[0].set_xlim(0, 1.0)
     axes[0].set_yticks(rows)

@@ -34,6 +34,13 @@ class OriginalLayout:
     - ``goal_key(level, goal)`` / ``task_key(task)``: where files carry goal vectors, a hashable
       description of an original goal vector (None if it describes no goal) and the same
       description of one of our tasks, so trajectories resolve to tasks by goal; None otherwise.
+    - ``templates(task)``: the original's documented instruction texts for one of our tasks
+      (the domain's ``original.py``), which the importer's template rung compares with a
+      trajectory's text after normalising both; None when none are documented.
+    - ``slot_words`` / ``task_slots(task)``: the words that name a task's parameters (slot ->
+      value -> words, e.g. colour -> red -> ("red",)) and the values one task names (slot ->
+      values; a slot left out is not checked). The importer's embedding rung never picks a task
+      that a text contradicts: a text naming a value of a slot that the task does not have.
     """
 
     prefix: str
@@ -41,6 +48,9 @@ class OriginalLayout:
     to_states: Callable[[np.ndarray], np.ndarray] | None = None
     goal_key: Callable[[str, np.ndarray], Hashable | None] | None = None
     task_key: Callable[[Task], Hashable] | None = None
+    templates: Callable[[Task], tuple[str, ...]] | None = None
+    slot_words: dict[str, dict[str, tuple[str, ...]]] | None = None
+    task_slots: Callable[[Task], dict[str, frozenset[str]]] | None = None
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ class Episode:
     source: str
     infos: dict[str, np.ndarray] = field(default_factory=dict)
     sim_states: np.ndarray | None = None
+    resolved_by: str | None = None  # imported episodes: how the task was resolved (imports.resolve)
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -52,4 +53,5 @@ class Episode:
             "phrasing_id": int(self.phrasing_id),
             "source": self.source,
             "instruction": self.instruction,
+            **({} if self.resolved_by is None else {"resolved_by": self.resolved_by}),
         }

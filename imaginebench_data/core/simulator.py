@@ -25,7 +25,13 @@ from .task import Task
 
 
 class Simulator(ABC):
-    """reset / step a live scene; set_state for re-simulating a stored transition."""
+    """reset / step a live scene; set_state for re-simulating a stored transition.
+
+    ``needs_task``: whether ``set_state`` needs the task to know the scene (Meta-World's
+    scenes differ by task); a simulator without it accepts ``task=None``, so transitions of an
+    episode whose task is unknown (an unresolved import) are re-simulated too."""
+
+    needs_task = False
 
     @abstractmethod
     def reset(self, task: Task, rng: np.random.Generator) -> np.ndarray:

@@ -9,6 +9,10 @@ from typing import Any
 import numpy as np
 
 LEVELS = ("train", "rephrase", "easy", "hard")
+# The task id of an imported episode whose task could not be resolved (see
+# ``imports.resolve``): it has no goal and no predicate, is never goal-consistent and is left
+# out of goal consistency; its states and transitions are still checked.
+UNRESOLVED = "unresolved"
 
 # Vectorised over a batch of N transitions: prev_states (N, D), actions (N, ...),
 # states (N, D) -> (N,) array. Every component (env, expert, generator, checkers) calls

@@ -140,4 +140,5 @@ def stored_episodes(dataset: minari.MinariDataset, domain: Domain) -> Iterator[E
                 source=str(options["source"]),
                 infos={key: np.asarray(value) for key, value in infos.items()},
                 sim_states=None if sim_states is None else np.asarray(sim_states, np.float64),
+                resolved_by=None if options.get("resolved_by") is None else str(options["resolved_by"]),
             )

@@ -71,7 +71,7 @@ def _check_env(verdict: Verdict, dataset, level: str) -> None:
 
 # The card's figures, recomputed from the stored per-step flags and compared.
 FIGURES = ("tasks", "phrasings", "goal_consistency", "transition_error_rate", "illegal_state_rate",
-           "illegal_by_kind", "length", "returns", "per_task")
+           "illegal_by_kind", "length", "returns", "per_task", "unresolved", "resolution")
 
 
 def verify(dataset_id: str | DatasetId) -> Verdict:

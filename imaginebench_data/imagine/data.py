@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 from ..core.episode import Episode
+from ..core.task import UNRESOLVED
 from ..datasets.read import open_dataset, stored_episodes
 from ..domains import get_domain
 from .sequences import (
@@ -39,9 +40,10 @@ def split(episodes: list[Episode]) -> tuple[list[Episode], list[Episode]]:
 
 def task_phrasings(domain_name: str, episodes: list[Episode]) -> dict[str, tuple[str, ...]]:
     """Each task's phrasings at its episodes' level: instructions are re-drawn from these
-    every epoch (KALM samples a paraphrase per sample), so every phrasing is seen."""
+    every epoch (KALM samples a paraphrase per sample), so every phrasing is seen. An
+    ``unresolved`` imported episode has no task: it keeps its own instruction."""
     domain = get_domain(domain_name)
-    return {e.task_id: domain.task(e.level, e.task_id).phrasings for e in episodes}
+    return {e.task_id: domain.task(e.level, e.task_id).phrasings for e in episodes if e.task_id != UNRESOLVED}
 
 
 class SequenceFactory:

@@ -25,9 +25,17 @@ marks every episode terminated and ignores ``terminals``): an episode is termina
 task's predicate holds on its last transition (the checkers decide), else truncated.
 The instruction is the trajectory's first instruction string, with typographic punctuation
 and white space normalised to the instruction charset; where the file carries no text,
-its ``task_str``; where it carries neither, the resolved task's first phrasing of ours.
-``phrasing_id`` is the instruction's index among our phrasings of the task, or -1 when
-it is the original's own wording. ``seed`` is the trajectory's row index in the file.
+its ``task_str``; where it carries neither, the text its encoding names in the encoding
+files (if a sentence), else the resolved task's first phrasing of ours, else
+``UNKNOWN_INSTRUCTION``. ``phrasing_id`` is the instruction's index among our phrasings of
+the task, or -1 when it is the original's own wording. ``seed`` is the trajectory's row
+index in the file.
+
+Each trajectory's task comes from the resolution ladder (``resolve``); the episode records
+the rung in its metadata (``resolved_by``). Trajectories no rung resolves follow
+``unmatched``: "keep" (the default) keeps them with task id ``unresolved`` and their own
+text (no predicate: never terminated, left out of goal consistency), "skip" drops them,
+"error" refuses the file. Either way ``Conversion.resolution`` counts them.
 """
 
 from __future__ import annotations
@@ -40,33 +48,32 @@ from tqdm.auto import tqdm
 from ..core.domain import Domain, Simulator
 from ..core.episode import Episode
 from ..core.simulator import WholeStateSimulator
-from ..core.task import Task
+from ..core.task import UNRESOLVED, Task
 from ..core.text import instruction_space, observation_space
 from ..datasets.validate import DatasetValidationError, validate_episode
 from ..quality.checkers import INFO_KEYS, annotate
+from .encodings import EncodingTable
 from .original import OriginalFile, OriginalFileError, one_line
-from .resolve import TaskResolver
+from .resolve import RUNGS, Clues, Resolution, TaskResolver
+from .texts import normalise_instruction
 
-UNMATCHED_RULES = ("error", "skip")
-TYPOGRAPHY = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-",
-                            "\u2014": "-", "\u2026": "...", "\u00a0": " "})
+UNMATCHED_RULES = ("keep", "skip", "error")
 OWN_WORDING = -1  # phrasing_id of an instruction that is not one of our phrasings
+UNKNOWN_INSTRUCTION = "(instruction unknown)"  # an unresolved trajectory that carries no readable text
 
 
 @dataclass
 class Conversion:
-    """The episodes of one file and what was dropped (trajectory row indices)."""
+    """The episodes of one file, what was dropped or left unresolved (trajectory row indices), and
+    ``resolution``: trajectories (with at least one step) per rung, ``unresolved`` included."""
 
     episodes: list[Episode]
     final_state: str
     too_short: list[int] = field(default_factory=list)
-    unresolved: list[int] = field(default_factory=list)
+    unresolved: list[int] = field(default_factory=list)  # kept (as task "unresolved") or dropped
+    unresolved_kept: bool = True
     simulated: list[int] = field(default_factory=list)  # one-step rows whose final state was simulated
-
-
-def normalise_instruction(text: str) -> str:
-    """Typographic quotes and dashes to ASCII, runs of white space to one space, trimmed."""
-    return " ".join(text.translate(TYPOGRAPHY).split())
+    resolution: dict[str, int] = field(default_factory=dict)
 
 
 def _actions(original: OriginalFile, domain: Domain) -> np.ndarray:
@@ -93,6 +100,7 @@ def _actions(original: OriginalFile, domain: Domain) -> np.ndarray:
 
 
 def _instruction(original: OriginalFile, row: int, fallback: str) -> str:
+    """The trajectory's own text (see module docstring), else ``fallback``."""
     if original.instructions is not None:
         text, key = original.instructions[row][0], "instructions"
     elif original.task_str is not None:
@@ -141,11 +149,21 @@ def _states(original: OriginalFile, row: int, steps: int, domain: Domain, sim: S
     return np.ascontiguousarray(states, dtype=domain.state_space.dtype)
 
 
-def _episode(original: OriginalFile, row: int, steps: int, actions: np.ndarray, task: Task,
-             domain: Domain, sim: Simulator, simulate: bool) -> Episode:
+def _fallback(task: Task | None, encoded: str | None) -> str:
+    """The instruction of a trajectory that carries no text of its own."""
+    if encoded is not None and " " in encoded.strip():
+        text = normalise_instruction(encoded)
+        if instruction_space().contains(text):
+            return text
+    return UNKNOWN_INSTRUCTION if task is None else task.phrasings[0]
+
+
+def _episode(original: OriginalFile, row: int, steps: int, actions: np.ndarray, resolution: Resolution,
+             encoded: str | None, domain: Domain, sim: Simulator, simulate: bool) -> Episode:
+    task = resolution.task
     states = _states(original, row, steps, domain, sim, actions[row, 0] if simulate else None)
-    instruction = _instruction(original, row, task.phrasings[0])
-    phrasing_id = task.phrasings.index(instruction) if instruction in task.phrasings else OWN_WORDING
+    instruction = _instruction(original, row, _fallback(task, encoded))
+    phrasing_id = task.phrasings.index(instruction) if task and instruction in task.phrasings else OWN_WORDING
     flags = np.zeros(steps, bool)
     return Episode(
         states=states,
@@ -154,11 +172,12 @@ def _episode(original: OriginalFile, row: int, steps: int, actions: np.ndarray, 
         terminations=flags.copy(),
         truncations=flags,
         instruction=instruction,
-        task_id=task.id,
+        task_id=UNRESOLVED if task is None else task.id,
         level=original.target.level,
         phrasing_id=phrasing_id,
         seed=row,
         source=original.target.source,
+        resolved_by=resolution.rung,
     )
 
 
@@ -173,52 +192,69 @@ def _check(original: OriginalFile, domain: Domain, row: int, episode: Episode, s
         raise OriginalFileError(f"{original.name}: trajectory {row}: {error}") from error
 
 
-def convert(original: OriginalFile, domain: Domain, sim: Simulator, *, unmatched: str = "error",
+def convert(original: OriginalFile, domain: Domain, sim: Simulator, *, unmatched: str = "keep",
+            encodings: EncodingTable | None = None, encoder: object = "minilm",
             progress: bool = True) -> Conversion:
     """The checked episodes of an original file (``check_original`` has run; see module docstring).
 
-    ``unmatched``: "error" raises on trajectories whose task cannot be resolved (with a
-    count and examples) before any is simulated; "skip" drops them and lists them in
-    ``Conversion.unresolved``.
+    ``unmatched``: "keep", "skip" or "error" (see module docstring; "error" raises with a count
+    and examples before any trajectory is simulated). ``encodings``: the original's encoding
+    files, for trajectories that carry only an encoding; ``encoder``: the embedding rung's
+    sentence encoder (None leaves the rung out).
     """
     has_next = "next_observations" in original.arrays
-    conversion = Conversion([], "next_observations[L-1]")
-    resolver = TaskResolver(domain, original.target.level)
+    conversion = Conversion([], "next_observations[L-1]", unresolved_kept=unmatched == "keep")
     actions = _actions(original, domain)
     steps = original.lengths - (0 if has_next else 1)
     if not has_next:
         conversion.simulated = _simulable(original, sim)
         steps[conversion.simulated] = 1
     conversion.too_short = np.flatnonzero(steps < 1).tolist()
-    tasks, reasons = {}, {}
-    for row in np.flatnonzero(steps >= 1).tolist():
-        resolution = resolver.resolve(None if original.instructions is None else original.instructions[row],
-                                      None if original.goals is None else original.goals[row])
-        if resolution.task is None:
-            conversion.unresolved.append(row)
-            reasons[row] = resolution.how
-        else:
-            tasks[row] = resolution.task
+    rows = np.flatnonzero(steps >= 1).tolist()
+    encoded = _encoded(original, encodings)
+    goals = original.goals or [None] * original.rows
+    clues = [Clues(_texts(original, row), goals[row], encoded[row]) for row in rows]
+    resolutions = dict(zip(rows, TaskResolver(domain, original.target.level, encoder).resolve_all(clues)))
+    conversion.unresolved = [row for row in rows if resolutions[row].task is None]
+    counts = {rung: sum(r.rung == rung for r in resolutions.values()) for rung in (*RUNGS, UNRESOLVED)}
+    conversion.resolution = {rung: count for rung, count in counts.items() if count}
     if conversion.unresolved and unmatched == "error":
-        examples = "; ".join(f"trajectory {row} ({_first_text(original, row)!r:.80}): {reasons[row]}"
+        examples = "; ".join(f"trajectory {row} ({_first_text(original, row)!r:.80}): {resolutions[row].how}"
                              for row in conversion.unresolved[:3])
         raise OriginalFileError(
             f"{original.name}: {len(conversion.unresolved)} of {original.rows} trajectories match no "
-            f"{domain.name} {original.target.level} task, e.g. {examples}. Pass unmatched='skip' "
-            "(--unmatched skip) to drop them; the card records how many were dropped")
-    if not tasks:
+            f"{domain.name} {original.target.level} task, e.g. {examples}. Pass unmatched='keep' "
+            "(--unmatched keep) to keep them as task 'unresolved', or 'skip' to drop them; the card "
+            "counts them")
+    kept = [row for row in rows if unmatched == "keep" or resolutions[row].task is not None]
+    if not kept:
         raise OriginalFileError(
             f"{original.name}: no trajectory can be imported ({original.rows} read, "
-            f"{len(conversion.too_short)} left without a step, {len(conversion.unresolved)} unresolved)")
+            f"{len(conversion.too_short)} left without a step, {len(conversion.unresolved)} unresolved "
+            "and dropped)")
     simulated = set(conversion.simulated)
-    conversion.simulated = [row for row in conversion.simulated if row in tasks]
+    conversion.simulated = [row for row in conversion.simulated if row in set(kept)]
     if not has_next:
         conversion.final_state = final_state_note(domain, len(conversion.simulated), original.rows)
-    for row, task in tqdm(tasks.items(), desc=f"check {original.name}", unit="traj", disable=not progress):
-        episode = _episode(original, row, int(steps[row]), actions, task, domain, sim, row in simulated)
+    for row in tqdm(kept, desc=f"check {original.name}", unit="traj", disable=not progress):
+        episode = _episode(original, row, int(steps[row]), actions, resolutions[row], encoded[row], domain,
+                           sim, row in simulated)
         _check(original, domain, row, episode, sim)
         conversion.episodes.append(episode)
     return conversion
+
+
+def _texts(original: OriginalFile, row: int) -> tuple[str, ...]:
+    """The trajectory's texts the ladder reads: its ``task_str``, then its instruction strings."""
+    task_str = () if original.task_str is None else (original.task_str[row],)
+    return task_str + tuple(original.instructions[row] if original.instructions is not None else ())
+
+
+def _encoded(original: OriginalFile, encodings: EncodingTable | None) -> list[str | None]:
+    """Per row of the file, the key its first encoding names in ``encodings`` (or None)."""
+    if original.encodings is None or encodings is None or not len(encodings):
+        return [None] * original.rows
+    return encodings.lookup(original.encodings)
 
 
 def _simulable(original: OriginalFile, sim: Simulator) -> list[int]:

@@ -24,7 +24,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .limits import Budget, declared_bytes, size_text
-from .names import Target
+from .names import ENCODING_DIM, Target
 from .original import (
     OPTIONAL_KEYS,
     REQUIRED_KEYS,
@@ -93,6 +93,18 @@ def check_stored(dataset: h5py.Dataset, name: str, key: str, file_size: int) -> 
         raise OriginalFileError(f"{where} = {size_text(declared)}; found {found}")
 
 
+def _encodings(dataset: h5py.Dataset, name: str, state_dim: int, budget: Budget) -> np.ndarray | None:
+    """(N, 768) float32: each trajectory's first encoding, or None when the file stores none."""
+    rows, steps, width = dataset.shape
+    if width != state_dim + ENCODING_DIM or steps == 0:
+        return None
+    budget.take("observations", declared_bytes((rows, ENCODING_DIM), 4), "the first step's encodings")
+    encodings = np.empty((rows, ENCODING_DIM), np.float32)
+    for start in range(0, rows, BLOCK_ROWS):
+        encodings[start:start + BLOCK_ROWS] = dataset[start:start + BLOCK_ROWS, 0, state_dim:]
+    return encodings
+
+
 def _states(dataset: h5py.Dataset, name: str, key: str, state_dim: int, budget: Budget,
             progress: bool) -> np.ndarray:
     if dataset.ndim != 3:
@@ -111,7 +123,8 @@ def _states(dataset: h5py.Dataset, name: str, key: str, state_dim: int, budget: 
 
 def _read(file: h5py.File, path: Path, target: Target, budget: Budget, progress: bool,
           arrays: dict[str, np.ndarray]) -> int:
-    """Fill ``arrays`` with the file's keys; the stored observation width."""
+    """Fill ``arrays`` with the file's keys (and ``_encodings`` with the first step's encodings);
+    the stored observation width."""
     width, file_size = 0, path.stat().st_size
     for key in REQUIRED_KEYS + OPTIONAL_KEYS:
         try:
@@ -122,6 +135,8 @@ def _read(file: h5py.File, path: Path, target: Target, budget: Budget, progress:
             if key in STATE_KEYS:
                 arrays[key] = _states(dataset, path.name, key, target.state_dim, budget, progress)
                 width = dataset.shape[2]
+                if key == "observations":
+                    arrays["_encodings"] = _encodings(dataset, path.name, target.state_dim, budget)
             else:
                 budget.take(key, declared_bytes(dataset.shape, dataset.dtype.itemsize), "its array")
                 arrays[key] = numeric(path.name, key, dataset[()])
@@ -143,7 +158,8 @@ def read_hdf5(path: Path, side: Path | None, target: Target, progress: bool = Tr
         raise OriginalFileError(f"{path.name}: not a readable HDF5 file ({one_line(error)})") from None
     with file:
         width = _read(file, path, target, budget, progress, arrays)
-    original = OriginalFile(path.name, "hdf5", [path], target, arrays, width)
+    encodings = arrays.pop("_encodings", None)
+    original = OriginalFile(path.name, "hdf5", [path], target, arrays, width, encodings=encodings)
     if side is not None:
         original.paths.append(side)
         side_budget = Budget(side.name)

@@ -4,7 +4,8 @@ Two phases, so that one broken file leaves nothing written:
 
 1. every selected file is read, checked (keys, shapes, masks, finiteness) and converted to
    episodes on which the checkers run and the writer's validation passes (every file name
-   the importer reads has a registered domain's prefix, see ``names``);
+   the importer reads has a registered domain's prefix, see ``names``), each trajectory's
+   task resolved by the ladder of ``resolve`` (with the original's encoding files, if given);
 2. only then, if no target version exists (or ``force``), each dataset is written and
    carded exactly as ``pipeline.build.build`` does, with provenance naming its original
    file(s), their format and sha256, and the rows read and kept.
@@ -32,6 +33,7 @@ from ..domains import get_domain
 from ..pipeline.build import default_cards_dir
 from ..pipeline.publish import publish
 from .convert import UNMATCHED_RULES, Conversion, convert
+from .encodings import EncodingTable
 from .hdf5 import read_hdf5
 from .limits import max_bytes
 from .names import discover, expected_names, target_of
@@ -52,8 +54,17 @@ IMPORT_NOTES = {
     "with a_0 (provenance: final_state, rows_final_state_simulated). Terminated when the "
     "task's predicate holds on the last transition, else truncated (the original marks every "
     "episode terminated). The instruction is the trajectory's first "
-    "instruction string (typographic punctuation normalised); phrasing_id -1 marks the original's "
+    "instruction string (typographic punctuation normalised), else its task_str, else the text its "
+    "encoding names in the original's encoding files; phrasing_id -1 marks the original's "
     "own wording. Seed = the trajectory's row in the original file.",
+    "resolution": "each trajectory's task was resolved by the first rung that decides: its goal vector "
+    "(goal), its text equal to one of our phrasings (phrasing) or to the original's documented templates "
+    "(template) up to case, white space and trailing punctuation, the same for the text its stored "
+    "encoding names in the original's encoding files (encoding+phrasing, encoding+template), else the "
+    "nearest task by sentence embedding above a similarity and margin (embedding); the rung is in each "
+    "episode's metadata (resolved_by) and counted in the card's resolution. Trajectories no rung "
+    "resolves are kept with task id 'unresolved' (unless --unmatched skip) and left out of goal "
+    "consistency.",
     "rewards": "as stored in the original file (the original benchmark's reward), not recomputed.",
 }
 
@@ -71,6 +82,8 @@ class ImportResult:
     episodes: int
     card: Card | None = None
     card_files: list[Path] = field(default_factory=list)
+    resolution: dict[str, int] = field(default_factory=dict)  # trajectories per rung, "unresolved" too
+    unresolved_kept: bool = True
 
 
 @dataclass
@@ -78,6 +91,7 @@ class _Checked:
     original: OriginalFile
     domain: Domain
     conversion: Conversion
+    encodings: list[Path] = field(default_factory=list)  # the encoding files given
 
     def dataset_id(self, namespace: str) -> DatasetId:
         return self.original.target.dataset_id(namespace)
@@ -136,7 +150,8 @@ def _refuse_duplicates(originals: list[OriginalFile], namespace: str) -> None:
         seen[dataset_id] = original
 
 
-def _check_all(originals: list[OriginalFile], unmatched: str, progress: bool) -> list[_Checked]:
+def _check_all(originals: list[OriginalFile], unmatched: str, encodings: EncodingTable, encoder: object,
+               progress: bool) -> list[_Checked]:
     simulators: dict[str, Simulator] = {}
     checked = []
     for original in originals:
@@ -144,8 +159,9 @@ def _check_all(originals: list[OriginalFile], unmatched: str, progress: bool) ->
         if domain.name not in simulators:
             simulators[domain.name] = domain.simulator()
         conversion = _reading(original.name, convert, original, domain, simulators[domain.name],
-                              unmatched=unmatched, progress=progress, doing="checked")
-        checked.append(_Checked(original, domain, conversion))
+                              unmatched=unmatched, encodings=encodings, encoder=encoder, progress=progress,
+                              doing="checked")
+        checked.append(_Checked(original, domain, conversion, encodings.paths))
     return checked
 
 
@@ -162,7 +178,10 @@ def _provenance(item: _Checked, src_dir: Path, started: float) -> dict[str, Any]
         "rows_read": original.rows,
         "rows_kept": len(conversion.episodes),
         "rows_too_short": len(conversion.too_short),
-        "rows_unresolved_dropped": len(conversion.unresolved),
+        "rows_unresolved_kept": len(conversion.unresolved) if conversion.unresolved_kept else 0,
+        "rows_unresolved_dropped": 0 if conversion.unresolved_kept else len(conversion.unresolved),
+        "resolution": conversion.resolution,
+        "encoding_files": [p.name for p in item.encodings],
         "rows_final_state_simulated": len(conversion.simulated),
         "final_state": conversion.final_state,
         "import_seconds": round(time.perf_counter() - started, 1),
@@ -181,7 +200,8 @@ def _write(item: _Checked, namespace: str, force: bool, cards_dir: Path, src_dir
         f"{len(conversion.episodes)} of its {original.rows} trajectories.",
         cards_dir=cards_dir, total=len(conversion.episodes), force=force, progress=progress)
     return ImportResult(original.name, original.format, dataset_id, original.rows, "written",
-                        len(conversion.episodes), published.card, published.card_files)
+                        len(conversion.episodes), published.card, published.card_files,
+                        conversion.resolution, conversion.unresolved_kept)
 
 
 def _check_namespace(namespace: str) -> None:
@@ -193,13 +213,16 @@ def _check_namespace(namespace: str) -> None:
 
 
 def import_dir(src_dir: Path | str, *, namespace: str = DEFAULT_NAMESPACE, force: bool = False,
-               cards_dir: Path | None = None, only: list[str] | None = None, unmatched: str = "error",
+               cards_dir: Path | None = None, only: list[str] | None = None, unmatched: str = "keep",
+               encodings: list[Path | str] | None = None, encoder: object = "minilm",
                check_only: bool = False, progress: bool = True) -> list[ImportResult]:
     """Import the original files under ``src_dir`` as ``<namespace>/<domain>-<level>-<source>-v0``.
 
-    ``only`` keeps the files of these names (or stems); ``unmatched`` is "error" or "skip"
-    for trajectories whose task cannot be resolved (see ``convert``); ``check_only`` reads
-    and checks without writing. Cards go to ``cards_dir`` (default ``cards/<namespace>/``
+    ``only`` keeps the files of these names (or stems); ``unmatched`` is "keep", "skip" or
+    "error" for trajectories whose task no rung resolves (see ``convert``); ``encodings``
+    are the original's encoding files (``*_encode.npy``) that turn stored encodings back into
+    text; ``encoder`` is the embedding rung's sentence encoder (None leaves the rung out);
+    ``check_only`` reads and checks without writing. Cards go to ``cards_dir`` (default ``cards/<namespace>/``
     of this checkout, so that they never overwrite the built datasets' cards). Raises
     ``OriginalFileError`` (naming file and key) or ``DatasetExistsError`` before anything is
     written.
@@ -208,12 +231,16 @@ def import_dir(src_dir: Path | str, *, namespace: str = DEFAULT_NAMESPACE, force
         raise ValueError(f"unmatched must be one of {UNMATCHED_RULES}, got {unmatched!r}")
     src_dir = Path(src_dir)
     _check_namespace(namespace)
+    table = _reading(", ".join(str(p) for p in encodings or ()) or "encodings", EncodingTable,
+                     [Path(p).expanduser() for p in encodings or ()])
     originals = read_originals(src_dir, only, progress)
     _refuse_duplicates(originals, namespace)
-    checked = _check_all(originals, unmatched, progress)
+    checked = _check_all(originals, unmatched, table, encoder, progress)
     if check_only:
         return [ImportResult(item.original.name, item.original.format, item.dataset_id(namespace),
-                             item.original.rows, "checked", len(item.conversion.episodes))
+                             item.original.rows, "checked", len(item.conversion.episodes),
+                             resolution=item.conversion.resolution,
+                             unresolved_kept=item.conversion.unresolved_kept)
                 for item in checked]
     existing = [str(item.dataset_id(namespace)) for item in checked
                 if dataset_dir(item.dataset_id(namespace)).exists()]

@@ -11,7 +11,8 @@ Arrays of an ``OriginalFile`` (N trajectories padded to T steps; encodings alrea
     terminals          (N, T)             optional; not used (see convert)
 
 ``instructions`` (N lists of strings), ``goals`` (N 1-d float arrays) and ``task_str``
-(N strings) are there when the file carries them.
+(N strings) are there when the file carries them; ``encodings`` ((N, 768) float32, each
+trajectory's instruction encoding at its first step) where its observations carry one.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ class OriginalFile:
     instructions: list[list[str]] | None = None
     goals: list[np.ndarray] | None = None
     task_str: list[str] | None = None
+    encodings: np.ndarray | None = None
     lengths: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     @property
@@ -82,6 +84,14 @@ def state_columns(file_name: str, key: str, width: int, state_dim: int) -> int:
             f"{file_name}: key {key!r} has observation width {width}; expected {state_dim} (the original's "
             f"state) or {state_dim + ENCODING_DIM} (state + {ENCODING_DIM}-d instruction encoding)")
     return state_dim
+
+
+def first_encodings(observations: np.ndarray, state_dim: int) -> np.ndarray | None:
+    """(N, 768) float32: the instruction encoding of each trajectory's first observation, or None
+    when ``observations`` (N, T, W) carry no encoding (W = state_dim)."""
+    if observations.shape[2] != state_dim + ENCODING_DIM or observations.shape[1] == 0:
+        return None
+    return np.ascontiguousarray(observations[:, 0, state_dim:], dtype=np.float32)
 
 
 def numeric(file_name: str, key: str, value: object, budget: Budget | None = None) -> np.ndarray:

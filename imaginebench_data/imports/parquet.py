@@ -39,6 +39,7 @@ from .original import (
     STATE_KEYS,
     OriginalFile,
     OriginalFileError,
+    first_encodings,
     goal_vectors,
     instruction_lists,
     one_line,
@@ -99,6 +100,7 @@ class _FileReader:
         self.blocks: dict[str, list[np.ndarray]] = {key: [] for key in keys}
         self.texts: dict[str, list] = {key: [] for key in lists}
         self.row_index: list[np.ndarray] = []
+        self.encodings: list[np.ndarray] = []
         self.width = 0
 
     def add(self, batch: pa.RecordBatch) -> None:
@@ -150,6 +152,10 @@ class _FileReader:
         values = np.frombuffer(b"".join(data.to_pylist()), dtype=dtype).reshape(len(rows), *row_shape)
         if key in STATE_KEYS:
             self.width = row_shape[1]
+            encodings = first_encodings(values, self.target.state_dim) if key == "observations" else None
+            if encodings is not None:
+                self.budget.take(key, encodings.nbytes, f"{len(rows)} rows of first-step encodings")
+                self.encodings.append(encodings)
             return values[:, :, :columns].astype(np.float32)
         return values.astype(dtype.newbyteorder("="))
 
@@ -182,6 +188,8 @@ class _FileReader:
             original.task_str = task_strings(self.name, texts["task_str"])
         if "goals" in self.blocks:
             original.goals = goal_vectors(self.name, np.concatenate(self.blocks["goals"])[order])
+        if self.encodings:
+            original.encodings = np.concatenate(self.encodings)[order]
         return original
 
 

@@ -22,6 +22,7 @@ from .original import (
     STATE_KEYS,
     OriginalFile,
     OriginalFileError,
+    first_encodings,
     numeric,
     state_columns,
     take_annotations,
@@ -44,6 +45,8 @@ def read_pickled(path: Path, target: Target) -> OriginalFile:
                 raise OriginalFileError(f"{path.name}: key {key!r} has shape {array.shape}; "
                                         "expected (N, T, D)")
             original.stored_width = array.shape[2]
+            if key == "observations":
+                original.encodings = first_encodings(array, target.state_dim)
             array = array[:, :, :state_columns(path.name, key, array.shape[2], target.state_dim)]
             budget.take(key, array.size * 4, f"its states {array.shape} as float32")
             array = np.ascontiguousarray(array, dtype=np.float32)

@@ -1,12 +1,21 @@
-"""Which of our tasks an original trajectory is: from its goal vector, else its instruction text.
+"""Which of our tasks an original trajectory is: a ladder of rungs, tried in order.
 
-1. Goal vector, where the domain's files carry one (a side file's ``goals``): decoded by
-   the domain's ``OriginalLayout.goal_key`` and matched with ``task_key`` of the level's tasks.
-2. Otherwise exact text: a trajectory whose instruction strings match phrasings of exactly
-   one task of the level is that task.
+1. ``goal``: the goal vector, where the file carries one (CLEVR's side file), decoded by the
+   domain's ``OriginalLayout.goal_key`` and matched with ``task_key`` of the level's tasks.
+2. ``phrasing``: one of the trajectory's texts (its ``task_str`` and instruction strings)
+   is one of our phrasings of a level task, compared as ``texts.match_key`` (case, white space
+   and trailing punctuation aside).
+3. ``template``: one of its texts is one of the original's documented instruction texts
+   of a task (the domain's ``OriginalLayout.templates``), compared the same way.
+4. ``encoding+phrasing`` / ``encoding+template``: the text that its stored 768-number
+   instruction encoding names in the original's encoding files (``encodings``, given with
+   ``--encodings``), matched as in 2 and 3.
+5. ``embedding`` (``encoding+embedding`` when the only text is the encoding's): the nearest
+   task by sentence embedding, accepted above a similarity and a margin (``semantic``).
 
-A decoded goal decides even where a text would match. Trajectories neither way resolves
-are unresolved; what happens to them is the importer's ``unmatched`` rule.
+A rung decides only when all the texts it matches point to one task; texts matching several
+tasks leave the trajectory unresolved (with the reason), as does a ladder no rung climbs.
+What happens to unresolved trajectories is the importer's ``unmatched`` rule.
 """
 
 from __future__ import annotations
@@ -17,43 +26,148 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.domain import Domain
-from ..core.task import Task
+from ..core.task import UNRESOLVED, Task
+from .semantic import Agreement, SemanticMatcher
+from .texts import match_key
+
+GOAL, PHRASING, TEMPLATE, EMBEDDING = "goal", "phrasing", "template", "embedding"
+ENCODING = "encoding+"  # prefix of a rung that read the text the stored encoding names
+RUNGS = (
+    GOAL,
+    PHRASING,
+    TEMPLATE,
+    ENCODING + PHRASING,
+    ENCODING + TEMPLATE,
+    EMBEDDING,
+    ENCODING + EMBEDDING,
+)  # in the order they are tried
+
+
+@dataclass(frozen=True)
+class Clues:
+    """What a trajectory says about its task: ``texts`` (its ``task_str``, then its instruction
+    strings), ``goal`` (a goal vector) and ``encoded`` (the key its encoding names: a text, or a
+    task name in Meta-World's encoding file), each where the file has it."""
+
+    texts: tuple[str, ...] = ()
+    goal: np.ndarray | None = None
+    encoded: str | None = None
 
 
 @dataclass(frozen=True)
 class Resolution:
-    """``task`` is None when unresolved; ``how`` says by what (or why not), for errors and cards."""
+    """``task`` is None when unresolved; ``how`` is the rung that resolved it (one of ``RUNGS``)
+    or why none did."""
 
     task: Task | None
     how: str
 
+    @property
+    def rung(self) -> str:
+        """The rung, or ``UNRESOLVED``: what the card counts."""
+        return self.how if self.task is not None else UNRESOLVED
 
 
 class TaskResolver:
-    """Resolves trajectories of one file (one domain and level) to the level's tasks."""
+    """Resolves trajectories of one file (one domain and level) to the level's tasks.
 
-    def __init__(self, domain: Domain, level: str) -> None:
+    ``encoder``: the sentence encoder of the embedding rung (``loader.encoders.get_encoder``
+    spec; None leaves the rung out). It is loaded only when a trajectory reaches the rung.
+    """
+
+    def __init__(self, domain: Domain, level: str, encoder: object = "minilm") -> None:
         self.level = level
         tasks = domain.tasks(level)
-        self.by_text: dict[str, set[str]] = defaultdict(set)
         self.tasks = {task.id: task for task in tasks}
+        layout = domain.original
+        self.references = {
+            task.id: task.phrasings + (layout.templates(task) if layout.templates else ()) for task in tasks
+        }
+        self.by_text: dict[str, dict[str, set[str]]] = {
+            PHRASING: defaultdict(set),
+            TEMPLATE: defaultdict(set),
+        }
         for task in tasks:
             for text in task.phrasings:
-                self.by_text[text].add(task.id)
-        layout = domain.original
+                self.by_text[PHRASING][match_key(text)].add(task.id)
+            for text in self.references[task.id][len(task.phrasings) :]:
+                self.by_text[TEMPLATE][match_key(text)].add(task.id)
         self.goal_key = layout.goal_key
-        self.by_goal = ({layout.task_key(task): task for task in tasks}
-                        if layout.goal_key is not None and layout.task_key is not None else None)
+        self.by_goal = (
+            {layout.task_key(task): task for task in tasks}
+            if layout.goal_key is not None and layout.task_key is not None
+            else None
+        )
+        self.agreement = Agreement(layout.slot_words, layout.task_slots)
+        self.encoder_spec = encoder
+        self._matcher: SemanticMatcher | None = None
 
-    def resolve(self, instructions: list[str] | None, goal: np.ndarray | None) -> Resolution:
-        if goal is not None and self.by_goal is not None:
-            key = self.goal_key(self.level, goal)
+    def resolve(self, instructions: list[str] | None, goal: np.ndarray | None = None) -> Resolution:
+        """One trajectory's task from its instruction strings and goal vector."""
+        return self.resolve_all([Clues(tuple(instructions or ()), goal)])[0]
+
+    def resolve_all(self, clues: list[Clues]) -> list[Resolution]:
+        """Each trajectory's task; the embedding rung runs once over all that reach it."""
+        found: list[Resolution | None] = []
+        reasons: dict[int, str] = {}
+        for row, clue in enumerate(clues):
+            resolution, reason = self._exact(clue)
+            found.append(resolution)
+            reasons[row] = reason
+        pending = [row for row, r in enumerate(found) if r is None and self._embedding_texts(clues[row])]
+        if pending and self.encoder_spec is not None:
+            nearest = self.matcher().nearest([self._embedding_texts(clues[row]) for row in pending])
+            for row, match in zip(pending, nearest):
+                rung = EMBEDDING if clues[row].texts else ENCODING + EMBEDDING
+                if match is not None and match.accepted:
+                    found[row] = Resolution(match.task, rung)
+                elif match is not None:
+                    reasons[row] += f"; {match.describe()}"
+                else:
+                    reasons[row] += "; its texts name words of every task's rivals (no task agrees)"
+        return [r if r is not None else Resolution(None, reasons[row]) for row, r in enumerate(found)]
+
+    def matcher(self) -> SemanticMatcher:
+        if self._matcher is None:
+            from ..loader.encoders import get_encoder
+
+            try:
+                encoder = get_encoder(self.encoder_spec)
+            except ImportError as error:
+                raise ValueError(
+                    f"the importer's embedding rung needs a sentence encoder: {error}; or pass "
+                    "encoder=None (--encoder none) to leave the rung out"
+                ) from error
+            self._matcher = SemanticMatcher(
+                list(self.tasks.values()), self.references, encoder, self.agreement
+            )
+        return self._matcher
+
+    def _exact(self, clue: Clues) -> tuple[Resolution | None, str]:
+        """The first exact rung that resolves ``clue``, else None and why not."""
+        notes = []
+        if clue.goal is not None and self.by_goal is not None:
+            key = self.goal_key(self.level, clue.goal)
             if key in self.by_goal:
-                return Resolution(self.by_goal[key], "goal vector")
-        matched = set().union(*(self.by_text.get(text, set()) for text in instructions or []))
-        if len(matched) == 1:
-            return Resolution(self.tasks[matched.pop()], "instruction text")
-        goal_note = "" if goal is None else f"goal {np.asarray(goal).tolist()} matches no task; "
-        if matched:
-            return Resolution(None, f"{goal_note}instruction texts match several tasks: {sorted(matched)}")
-        return Resolution(None, f"{goal_note}no instruction text is one of our {self.level} phrasings")
+                return Resolution(self.by_goal[key], GOAL), ""
+            notes.append(f"goal {np.asarray(clue.goal).tolist()} matches no task")
+        sources = [("", clue.texts)] + ([(ENCODING, (clue.encoded,))] if clue.encoded is not None else [])
+        for prefix, texts in sources:
+            for rung in (PHRASING, TEMPLATE):
+                matched = set().union(*(self.by_text[rung].get(match_key(t), set()) for t in texts))
+                if len(matched) == 1:
+                    return Resolution(self.tasks[matched.pop()], prefix + rung), ""
+                if matched:
+                    return Resolution(
+                        None, f"texts match several tasks ({prefix + rung}): {sorted(matched)}"
+                    ), ""
+        if not clue.texts and clue.encoded is None:
+            notes.append("no instruction text (and no encoding found in the encoding files)")
+        else:
+            notes.append(f"no text is one of our {self.level} phrasings or the original's templates")
+        return None, "; ".join(notes)
+
+    @staticmethod
+    def _embedding_texts(clue: Clues) -> list[str]:
+        encoded = [clue.encoded] if clue.encoded is not None and " " in clue.encoded.strip() else []
+        return list(clue.texts) + encoded if clue.texts else encoded

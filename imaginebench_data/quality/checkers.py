@@ -11,6 +11,12 @@ Per step ``t`` in ``0..T`` (index 0 is the reset state):
 - ``sim_state[t]`` (only when the episode carries ``sim_states``): the full simulator state
   the transition t -> t+1 is re-simulated from (exactly); without it the simulator is put in
   s_t alone (``Simulator.set_state``: exact where s_t is the whole state, else rebuilt).
+
+An episode whose task id is ``UNRESOLVED`` (an import whose task is unknown) has no
+predicate: ``success`` is False throughout. Its transitions are re-simulated with no task
+where the simulator allows it; where the scene depends on the task (``Simulator.needs_task``)
+they cannot be: ``transition_error`` is NaN ("not checked") and ``transition_ok`` True, so
+they count as no error.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import numpy as np
 from ..core.domain import Domain
 from ..core.episode import Episode
 from ..core.simulator import Simulator
-from ..core.task import Task
+from ..core.task import UNRESOLVED, Task
 
 INFO_KEYS = ("success", "legal", "illegal_mask", "transition_error", "transition_ok")
 OPTIONAL_INFO_KEYS = ("sim_state",)  # written when present
@@ -32,7 +38,7 @@ def illegal_masks(domain: Domain, states: np.ndarray) -> np.ndarray:
     return (flags.astype(np.int64) << np.arange(flags.shape[1])).sum(axis=1).astype(np.int32)
 
 
-def resimulate(domain: Domain, sim: Simulator, task: Task, states: np.ndarray, actions: np.ndarray,
+def resimulate(domain: Domain, sim: Simulator, task: Task | None, states: np.ndarray, actions: np.ndarray,
                sim_states: np.ndarray | None = None) -> np.ndarray:
     """(T,) transition errors: each stored (s_t, a_t) stepped in the simulator, against s_{t+1};
     from the stored full simulator states ``sim_states`` ((T+1, F)) where given."""
@@ -50,18 +56,24 @@ def resimulate(domain: Domain, sim: Simulator, task: Task, states: np.ndarray, a
 
 def annotate(domain: Domain, episode: Episode, sim: Simulator) -> Episode:
     """Fill ``episode.infos`` with the checkers' per-step results (see module docstring)."""
-    task = domain.task(episode.level, episode.task_id)
+    task = None if episode.task_id == UNRESOLVED else domain.task(episode.level, episode.task_id)
     states, actions = episode.states, episode.actions
     masks = illegal_masks(domain, states)
-    with np.errstate(all="ignore"):
-        success = task.success(states[:-1], actions, states[1:])
-    errors = np.concatenate([[0.0], resimulate(domain, sim, task, states, actions, episode.sim_states)])
+    if task is None:
+        success = np.zeros(len(actions), bool)
+    else:
+        with np.errstate(all="ignore"):
+            success = task.success(states[:-1], actions, states[1:])
+    if task is None and sim.needs_task:
+        errors = np.concatenate([[0.0], np.full(len(actions), np.nan)])  # no scene to re-simulate in
+    else:
+        errors = np.concatenate([[0.0], resimulate(domain, sim, task, states, actions, episode.sim_states)])
     episode.infos = {
         "success": np.concatenate([[False], np.asarray(success, bool)]),
         "legal": masks == 0,
         "illegal_mask": masks,
         "transition_error": errors.astype(np.float32),
-        "transition_ok": errors <= domain.transition_tolerance,
+        "transition_ok": np.isnan(errors) | (errors <= domain.transition_tolerance),
     }
     if episode.sim_states is not None:
         episode.infos["sim_state"] = np.asarray(episode.sim_states, np.float64)

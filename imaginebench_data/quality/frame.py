@@ -19,7 +19,9 @@ def episode_row(domain: Domain, metadata: dict[str, Any], rewards: np.ndarray,
     """One row: task, level, length, return, success and the quality counts of one episode.
 
     ``success`` is goal consistency: the episode's final transition satisfies its
-    instruction's predicate. Counts are over the T+1 states and T transitions.
+    instruction's predicate (never for an ``unresolved`` task: it has none). Counts are over
+    the T+1 states and T transitions. ``resolved_by`` is how an imported episode's task was
+    resolved (``imports.resolve``), None for built episodes.
     """
     masks = np.asarray(infos["illegal_mask"], np.int64)
     row = {
@@ -33,7 +35,8 @@ def episode_row(domain: Domain, metadata: dict[str, Any], rewards: np.ndarray,
         "states": int(len(masks)),
         "illegal_states": int((masks != 0).sum()),
         "transition_errors": int((~np.asarray(infos["transition_ok"], bool)[1:]).sum()),
-        "max_transition_error": float(np.max(infos["transition_error"])),
+        "max_transition_error": float(np.nanmax(infos["transition_error"])),  # NaN: not checked
+        "resolved_by": metadata.get("resolved_by"),
     }
     for bit, kind in enumerate(domain.illegal_kinds):
         row[f"illegal_{kind}"] = int(((masks >> bit) & 1).sum())

@@ -7,6 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.task import UNRESOLVED
+
 
 def _moments(values: pd.Series) -> dict[str, float]:
     values = values.astype(float)
@@ -17,16 +19,19 @@ def _moments(values: pd.Series) -> dict[str, float]:
 def quality_summary(frame: pd.DataFrame, illegal_kinds: tuple[str, ...]) -> dict[str, Any]:
     """Counts, length/return statistics and the three quality rates (fractions in [0, 1]).
 
-    - goal_consistency: share of episodes whose final transition satisfies the predicate;
+    - goal_consistency: share of episodes whose final transition satisfies the predicate, over
+      episodes with a resolved task (None when there is none: an ``unresolved`` task has no
+      predicate);
     - transition_error_rate: share of transitions that re-simulate beyond the tolerance;
     - illegal_state_rate: share of states breaking a constraint; illegal_by_kind per kind.
     """
     states = int(frame["states"].sum())
     steps = int(frame["length"].sum())
+    resolved = frame["success"][frame["task_id"] != UNRESOLVED]
     return {
         "episodes": int(len(frame)),
         "steps": steps,
-        "goal_consistency": float(frame["success"].mean()),
+        "goal_consistency": float(resolved.mean()) if len(resolved) else None,
         "transition_error_rate": float(frame["transition_errors"].sum() / max(steps, 1)),
         "illegal_state_rate": float(frame["illegal_states"].sum() / max(states, 1)),
         "illegal_by_kind": {k: float(frame[f"illegal_{k}"].sum() / max(states, 1)) for k in illegal_kinds},
@@ -39,6 +44,13 @@ def per_task_summary(frame: pd.DataFrame, illegal_kinds: tuple[str, ...]) -> dic
     """``quality_summary`` of each task's episodes, keyed by task id, in first-seen order."""
     order = list(dict.fromkeys(frame["task_id"]))
     return {task: quality_summary(frame[frame["task_id"] == task], illegal_kinds) for task in order}
+
+
+def resolution_counts(frame: pd.DataFrame) -> dict[str, int]:
+    """Episodes per way their task was resolved (imported datasets; empty for built ones)."""
+    if "resolved_by" not in frame or frame["resolved_by"].isna().all():
+        return {}
+    return {str(k): int(v) for k, v in frame["resolved_by"].fillna("recipe").value_counts(sort=False).items()}
 
 
 def plain_json(value: Any) -> Any:

@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 
 from ...core.domain import Domain, OriginalLayout
-from . import checks
+from . import checks, original
 from .draw import draw_states
 from .expert import BabyAIExpert
 from .sim import ACTION_NAMES, N_ACTIONS, STATE_DIM, BabyAISimulator
@@ -24,7 +24,8 @@ DOMAIN = Domain(
     illegal=checks.illegal,
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
-    original=OriginalLayout(prefix="babyai", state_dim=STATE_DIM),
+    original=OriginalLayout(prefix="babyai", state_dim=STATE_DIM, templates=original.templates,
+                            slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
     decode_state=lambda prev, states: np.rint(states),  # regressed cells, colours, flags: grid integers
     draw_states=draw_states,
     notes={

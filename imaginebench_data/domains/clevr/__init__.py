@@ -25,7 +25,8 @@ DOMAIN = Domain(
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
     original=OriginalLayout(prefix="ball", state_dim=STATE_DIM, goal_key=original.goal_key,
-                            task_key=original.task_key),
+                            task_key=original.task_key, templates=original.templates,
+                            slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
     draw_states=draw_states,
     notes={
         "state": "10 numbers: (x, y) in metres of the red, blue, green, purple, cyan balls.",

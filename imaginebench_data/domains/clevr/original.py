@@ -73,3 +73,62 @@ def task_key(task: Task) -> tuple:
     if goal["kind"] in ("line", "gather"):
         return (goal["kind"],)
     return (goal["kind"], frozenset(tuple(r) for r in goal["relations"]))
+
+
+# --- the original's instruction templates (reference 1.2), for the importer's template rung ------
+COLOURS = ("red", "blue", "green", "purple", "cyan")  # the original's ball order
+RELATION_WORDS = {"behind": "behind", "left": "to the left of", "front": "in front of",
+                  "right": "to the right of"}
+RELATION_TEMPLATES = ("push the {a} ball {r} the {b} ball",
+                      "can you help me keep the {a} ball {r} the {b} ball",
+                      "is there any {a} ball {r} the {b} ball", "can you push the {a} ball {r} the {b} ball",
+                      "move the {a} ball {r} the {b} ball")
+PUSH_TEMPLATES = {side: (f"kindly relocate the {{a}} sphere towards the {side}",
+                         f"move the ball that has the color {{a}} to the {side}")
+                  for side in ("left", "right")}
+FIXED = {
+    "line": ("line up the balls horizontally, sequencing them left to right as follows: red, blue, green, "
+             "purple, and cyan",),
+    "gather": ("use the green ball as the nucleus of the circle, arranging the rest around it",),
+}
+
+
+def _relation_texts(src: int, dst: int, relation: str) -> list[str]:
+    words = {"a": COLOURS[src], "r": RELATION_WORDS[relation], "b": COLOURS[dst]}
+    return [template.format(**words) for template in RELATION_TEMPLATES]
+
+
+def templates(task: Task) -> tuple[str, ...]:
+    """The original's documented texts of ``task``'s goal ([KALM] examples and related templates)."""
+    goal = task.goal
+    if goal["kind"] in FIXED:
+        return FIXED[goal["kind"]]
+    if goal["kind"] == "relation":
+        return tuple(_relation_texts(goal["src"], goal["dst"], goal["relation"]))
+    if goal["kind"] == "push":
+        return tuple(t.format(a=COLOURS[goal["ball"]]) for t in PUSH_TEMPLATES.get(goal["relation"], ()))
+    first, *rest = (_relation_texts(*relation)[0] for relation in goal["relations"])  # push ... and move ...
+    return (" and ".join([first, *(text.replace("push", "move", 1) for text in rest)]),)
+
+
+# --- words that name a task's parameters (the embedding rung's agreement check) -----------------
+SLOT_WORDS = {
+    "colour": {c: (c,) for c in COLOURS},
+    "direction": {"left": ("left", "leftward", "leftwards"), "right": ("right", "rightward", "rightwards"),
+                  "behind": ("behind", "rear"), "front": ("front",)},
+}
+
+
+def task_slots(task: Task) -> dict[str, frozenset[str]]:
+    """The values of ``SLOT_WORDS``' slots that ``task`` names (a slot left out is not checked)."""
+    goal = task.goal
+    if goal["kind"] == "relation":
+        relations = [(goal["src"], goal["dst"], goal["relation"])]
+    elif goal["kind"] in ("relations2", "relations3"):
+        relations = [tuple(r) for r in goal["relations"]]
+    elif goal["kind"] == "push":
+        return {"colour": frozenset({COLOURS[goal["ball"]]})}
+    else:
+        return {}
+    return {"colour": frozenset(COLOURS[i] for src, dst, _ in relations for i in (src, dst)),
+            "direction": frozenset(relation for _, _, relation in relations)}

@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 
 from ...core.domain import Domain, OriginalLayout
-from . import checks
+from . import checks, original
 from .expert import HalfCheetahExpert
 from .layout import ORIGINAL_DIM, STATE_DIM, decode, from_original
 from .sim import SIM_STATE_DIM, HalfCheetahSimulator
@@ -24,7 +24,9 @@ DOMAIN = Domain(
     illegal=checks.illegal,
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
-    original=OriginalLayout(prefix="mujoco", state_dim=ORIGINAL_DIM, to_states=from_original),
+    original=OriginalLayout(prefix="mujoco", state_dim=ORIGINAL_DIM, to_states=from_original,
+                            templates=original.templates,
+                            slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
     decode_state=decode,  # a generator's counters: moved on by its dx, never regressed
     notes={
         "state": "22 numbers: 0 dx, the root's x displacement in the last step (m; 0 in a reset "

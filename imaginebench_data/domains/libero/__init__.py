@@ -7,7 +7,7 @@ import gymnasium as gym
 import numpy as np
 
 from ...core.domain import Domain, OriginalLayout
-from . import checks
+from . import checks, original
 from .expert import LiberoExpert
 from .layout import STATE_DIM
 from .sim import SIM_STATE_DIM, LiberoSimulator
@@ -25,7 +25,8 @@ DOMAIN = Domain(
     illegal=checks.illegal,
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
-    original=OriginalLayout(prefix="libero", state_dim=STATE_DIM),
+    original=OriginalLayout(prefix="libero", state_dim=STATE_DIM, templates=original.templates,
+                            slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
     notes={
         "state": "44 numbers: 0-6 Panda joint angles (rad), 7-9 grip site xyz, 10-13 hand quaternion "
         "(xyzw), 14-15 finger positions (m, +-0.04 = open), then xyz + xyzw quaternion of the "

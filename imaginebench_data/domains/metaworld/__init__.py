@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 
 from ...core.domain import Domain, OriginalLayout
-from . import checks
+from . import checks, original
 from .expert import MetaWorldExpert
 from .layout import STATE_DIM, decode
 from .sim import SIM_STATE_DIM, MetaWorldSimulator
@@ -24,7 +24,8 @@ DOMAIN = Domain(
     illegal=checks.illegal,
     transition_distance=checks.transition_distance,
     transition_tolerance=checks.TRANSITION_TOLERANCE,
-    original=OriginalLayout(prefix="metaworld", state_dim=STATE_DIM),
+    original=OriginalLayout(prefix="metaworld", state_dim=STATE_DIM, templates=original.templates,
+                            slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
     decode_state=decode,  # slots empty at the start stay empty: a scene's entities are its task's
     notes={
         "state": "91 numbers in fixed entity slots, the same for every task: 0-2 gripper tool "

@@ -65,6 +65,8 @@ def _has(accessor, name: str) -> bool:
 class MetaWorldSimulator(RebuiltSceneSimulator):
     """Live metaworld scenes; see the module docstring. States are ``(91,)`` float32."""
 
+    needs_task = True  # the scene (which entities, which env) is the task's
+
     def __init__(self) -> None:
         self._envs: dict[str, object] = {}
         self.task: Task | None = None
