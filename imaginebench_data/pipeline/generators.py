@@ -6,10 +6,6 @@ card's provenance should say about the generator.
 
 from __future__ import annotations
 
-import contextlib
-import multiprocessing
-import multiprocessing.pool
-import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +15,7 @@ import numpy as np
 from ..core.episode import Episode
 from ..domains import get_domain
 from ..quality.checkers import annotate
+from .executors import Executor, LocalPool
 from .recipe import Recipe
 from .rollout import episode_start, expert_episode, rollout_episode
 
@@ -40,55 +37,22 @@ def _annotate_job(episode: Episode) -> Episode:
     return annotate(_WORKER["domain"], episode, _WORKER["sim"])
 
 
-def _init_pool_worker(domain_name: str) -> None:
-    # Ctrl-C reaches the whole process group: the main process stops the build (and the pool
-    # with it); workers ignore it rather than each printing a traceback. SIGINT is blocked
-    # while they are forked (see _worker_pool), so none can arrive before this line.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    _init_worker(domain_name)
-
-
-@contextlib.contextmanager
-def _worker_pool(domain_name: str, workers: int) -> Iterator[multiprocessing.pool.Pool]:
-    """``workers`` forked processes, each with its own simulator of the domain, terminated on
-    exit. SIGINT is held back while they start (they inherit the blocked mask) and delivered
-    to this process after, inside the block that terminates them."""
-    context = multiprocessing.get_context("fork")
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        pool = context.Pool(workers, initializer=_init_pool_worker, initargs=(domain_name,))
-    except BaseException:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        raise
-    try:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a Ctrl-C held back arrives here
-        yield pool
-    finally:
-        pool.terminate()
-        pool.join()
-
-
-def expert_episodes(recipe: Recipe, count: int, workers: int) -> Iterator[Episode]:
-    jobs = [(recipe.level, index, recipe.seed) for index in range(count)]
-    if workers <= 1:
-        _init_worker(recipe.domain)
-        yield from map(_expert_job, jobs)
-        return
-    with _worker_pool(recipe.domain, workers) as pool:
-        yield from pool.imap(_expert_job, jobs, chunksize=4)
+def expert_episodes(recipe: Recipe, count: int, executor: Executor) -> Iterator[Episode]:
+    """Expert episodes 0..count-1 of the recipe, checked, in order, rolled out by ``executor``."""
+    jobs = ((recipe.level, index, recipe.seed) for index in range(count))
+    yield from executor.map(_expert_job, jobs, (_init_worker, (recipe.domain,)), chunksize=4)
 
 
 def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, batch_size: int = 64,
                       precision: str = "auto", progress: bool = True,
-                      workers: int = 1) -> tuple[Iterator[Episode], dict[str, Any]]:
+                      executor: Executor | None = None) -> tuple[Iterator[Episode], dict[str, Any]]:
     """The grounded model's rollouts for episodes 0..count-1 of the recipe, ``batch_size``
     rollouts generated together, and its provenance.
 
     The model is trained first (in ``precision``) if no checkpoint for this configuration
-    exists. It imagines in this process; with ``workers`` > 1 the checkers (one re-simulation
-    per imagined transition, the slow part in LIBERO) run in that many worker processes,
-    forked before the model is loaded, meanwhile.
+    exists. It imagines in this process; the checkers (one re-simulation per imagined
+    transition, the slow part in LIBERO) run on ``executor`` (default: in this process)
+    meanwhile: forked worker processes are forked before the model is loaded.
     """
     from ..imagine.checkpoint import load_checkpoint
     from ..imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
@@ -100,7 +64,8 @@ def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, b
                              progress=progress)
     provenance = checkpoint_provenance(path)
     provenance["actions_outside_space"] = 0  # counted while the episodes are generated
-    provenance["workers"] = workers
+    executor = executor or LocalPool(1)
+    provenance.update(executor.provenance())
     provenance["generation_batch_size"] = batch_size
 
     def unchecked(domain, sim) -> Iterator[Episode]:
@@ -117,12 +82,8 @@ def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, b
 
     def episodes() -> Iterator[Episode]:
         domain = get_domain(recipe.domain)
-        if workers <= 1:
-            sim = domain.simulator()
-            yield from (annotate(domain, episode, sim) for episode in unchecked(domain, sim))
-            return
-        with _worker_pool(recipe.domain, workers) as pool:
-            yield from pool.imap(_annotate_job, unchecked(domain, domain.simulator()))
+        yield from executor.map(_annotate_job, unchecked(domain, domain.simulator()),
+                                (_init_worker, (recipe.domain,)))
 
     return episodes(), provenance
 
