@@ -303,14 +303,22 @@ def ground(
     lora: int = typer.Option(0, help="LoRA rank on a --backbone model (0: fine-tune every weight)."),
     epochs: int = typer.Option(20, help="Training epochs."),
     precision: str = typer.Option("auto", help="auto, fp32, bf16-mixed or bf16 (LoRA only)."),
-    batch_size: int = typer.Option(32, help="Training sequences per optimiser step."),
+    batch_size: int = typer.Option(32, help="Training sequences per optimiser step (over all processes)."),
+    lr: float | None = typer.Option(None, help="Peak learning rate (default: 1e-3 scratch, 2e-4 LoRA, 5e-5 "
+                                    "full fine-tuning)."),
 ) -> None:
-    """Ground a language model on a real dataset (or reuse the checkpoint); print its evidence."""
+    """Ground a language model on a real dataset (or reuse the checkpoint); print its evidence.
+
+    Under `accelerate launch --num_processes N` it trains data parallel on N processes (GPUs, or
+    CPUs with --cpu), each on its share of every batch of --batch-size."""
     from .imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
+    from .imagine.distributed import is_main_process
     from .imagine.train import TrainSettings
 
-    settings = TrainSettings(epochs=epochs, precision=precision, batch_size=batch_size)
+    settings = TrainSettings(epochs=epochs, precision=precision, batch_size=batch_size, lr=lr)
     path = ensure_checkpoint(dataset_id, backbone=backbone, lora=lora, settings=settings)
+    if not is_main_process():  # under `accelerate launch`: the main process reports
+        return
     prov = checkpoint_provenance(path)
     step, goal = prov["evidence"]["next_state"], prov["evidence"]["goal"]
     console.print(f"checkpoint {path} (hash {prov['checkpoint_hash']}, backbone {prov['backbone']}, "
