@@ -102,8 +102,15 @@ class DataParallel:
         DeepSpeed ZeRO-3; None elsewhere (the main process's model holds them all)."""
         return self.accelerator.get_state_dict(model) if self.deepspeed else None
 
-    def wait(self) -> None:
+    def finish(self) -> None:
+        """Wait for every process (the checkpoint is written); after ZeRO-3, stop transformers
+        from partitioning the models loaded next (the main process's evidence loads the
+        checkpoint alone)."""
         self.accelerator.wait_for_everyone()
+        if self.deepspeed:
+            from transformers.integrations import unset_hf_deepspeed_config
+
+            unset_hf_deepspeed_config()
 
 
 def data_parallel() -> DataParallel | None:

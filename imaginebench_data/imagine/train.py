@@ -44,6 +44,11 @@ class TrainSettings:
         return 1e-3 if backbone == SCRATCH else (2e-4 if lora else 5e-5)
 
 
+def _size(parameter: torch.nn.Parameter) -> int:
+    """Its number of weights (DeepSpeed ZeRO-3 leaves each process an empty placeholder)."""
+    return int(getattr(parameter, "ds_numel", parameter.numel()))
+
+
 def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
@@ -174,13 +179,13 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
                 "held_out_episodes": len(held_out), "settings": asdict(settings), "device": str(device),
                 "seconds": round(time.perf_counter() - started, 1), "history": history,
                 "precision": precision.mode, "sequences": sequences_seen,
-                "parameters": sum(p.numel() for p in model.parameters()),
-                "trainable_parameters": sum(p.numel() for p in parameters)}
+                "parameters": sum(_size(p) for p in model.parameters()),
+                "trainable_parameters": sum(_size(p) for p in parameters)}
     if not parallel:
         return save_checkpoint(model, Path(out_dir), training)
     training["processes"] = parallel.processes
     state = parallel.state_dict(wrapped)  # gathered from every process under ZeRO-3
     if parallel.rank == 0:
         save_checkpoint(model, Path(out_dir), training, state=state)
-    parallel.wait()
+    parallel.finish()
     return checkpoint_hash(Path(out_dir))
