@@ -12,9 +12,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .pipeline.executors import ExecutorError  # light: Ray is imported only when used
+
 # A user's mistake (an unknown or malformed id, an existing version, a missing file) is
 # answered with one line and exit code 2; --debug shows the traceback instead.
-USER_ERRORS = (KeyError, ValueError, FileNotFoundError, FileExistsError, PermissionError, TimeoutError)
+USER_ERRORS = (KeyError, ValueError, FileNotFoundError, FileExistsError, PermissionError, TimeoutError,
+               ExecutorError)
 _options = {"debug": False}
 MAX_WORKERS = 4 * (os.cpu_count() or 1)
 
@@ -122,6 +125,8 @@ def list_datasets() -> None:
 
 @app.command(epilog=_examples("imaginebench build imaginebench/clevr-train-real-v0",
                                "imaginebench build --domain babyai --scale paper --workers 4",
+                               "imaginebench build --domain babyai --scale paper --executor ray "
+                               "--address HEAD:6379 --workers 64",
                                "imaginebench build imaginebench/clevr-hard-imaginary-v0 --force "
                                "--backbone ~/models/Llama-2-7b-chat-hf --lora 16"))
 def build(
@@ -132,8 +137,12 @@ def build(
     scale: str = typer.Option("demo", help="demo (minutes) or paper (the original's sizes)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing version."),
     skip_existing: bool = typer.Option(False, "--skip-existing", help="Leave built datasets as they are."),
-    workers: int = typer.Option(2, min=1, max=MAX_WORKERS, help="Processes rolling out and checking "
-                                f"episodes (1..{MAX_WORKERS}, 4 per CPU core)."),
+    workers: int = typer.Option(2, help="Processes rolling out and checking episodes (local: 1.."
+                                f"{MAX_WORKERS}, 4 per CPU core; ray: actors, at most the cluster's CPUs)."),
+    executor: str = typer.Option("local", help="Where they run: local (forked processes) or ray (a Ray "
+                                 "cluster; the same bytes either way)."),
+    address: str | None = typer.Option(None, help="--executor ray: the cluster's HOST:PORT (`ray start "
+                                       "--head` prints it); default: a local Ray started for this build."),
     episodes: int | None = typer.Option(None, help="Override the scale's episode count."),
     cards_dir: Path | None = typer.Option(None, help="Where to write cards (default: cards/)."),
     backbone: str = typer.Option("scratch", help="Imaginary datasets: 'scratch' (a small GPT-2 trained "
@@ -152,11 +161,16 @@ def build(
     from .datasets.ids import DatasetId
     from .datasets.read import local_ids
     from .pipeline.build import build as build_one
+    from .pipeline.executors import make_executor
     from .pipeline.recipe import SCALES, build_order, load_recipes
     from .pipeline.verified import NothingVerifiedError
 
     if scale not in SCALES:
         raise typer.BadParameter(f"scale must be one of {SCALES}, got {scale!r}")
+    most = MAX_WORKERS if executor == "local" else None
+    if workers < 1 or (most and workers > most):
+        raise typer.BadParameter(f"expected 1..{most or 'the cluster CPUs'}, got {workers}",
+                                 param_hint="'--workers'")
     hf_logging.disable_progress_bar()  # per-file "Loading weights" bars; ours show the work
     recipes = load_recipes()
     targets = [str(DatasetId.parse(i)) for i in ids or []]
@@ -174,24 +188,31 @@ def build(
     for column in ("id", "episodes", "steps", "goal consistency", "illegal states",
                    "transition errors", "seconds", "checksum as committed"):
         table.add_column(column)
+    todo = [i for i in targets if not (skip_existing and i in existing and not force)]
     for dataset_id in targets:
-        if skip_existing and dataset_id in existing and not force:
+        if dataset_id not in todo:
             console.print(f"[yellow]{dataset_id} exists; skipped (use --force to rebuild)[/yellow]")
-            continue
-        committed = _committed_checksum(dataset_id, cards_dir)
-        try:
-            result = build_one(dataset_id, scale, force=force, workers=workers, episodes=episodes,
-                               cards_dir=cards_dir, recipes=recipes, backbone=backbone, lora=lora,
-                               precision=precision, batch_size=batch_size)
-        except NothingVerifiedError as error:  # a measured outcome, not a failure: say so, go on
-            console.print(f"[yellow]{error}[/yellow]")
-            table.add_row(dataset_id, "0", "0", "-", "-", "-", "-", "not built: no episode passed")
-            continue
-        card = result.card
-        same = "no card before" if committed is None else ("yes" if committed == card.checksum else "[red]no")
-        table.add_row(dataset_id, str(card.episodes), str(card.steps), _pct(card.goal_consistency),
-                      _pct(card.illegal_state_rate), _pct(card.transition_error_rate),
-                      f"{result.seconds:.1f}", same)
+    runner = make_executor(executor, workers, address) if todo else None  # one for every dataset
+    try:
+        for dataset_id in todo:
+            committed = _committed_checksum(dataset_id, cards_dir)
+            try:
+                result = build_one(dataset_id, scale, force=force, workers=workers, episodes=episodes,
+                                   cards_dir=cards_dir, recipes=recipes, backbone=backbone, lora=lora,
+                                   precision=precision, batch_size=batch_size, executor=runner)
+            except NothingVerifiedError as error:  # a measured outcome, not a failure: say so, go on
+                console.print(f"[yellow]{error}[/yellow]")
+                table.add_row(dataset_id, "0", "0", "-", "-", "-", "-", "not built: no episode passed")
+                continue
+            card = result.card
+            same = ("no card before" if committed is None
+                    else "yes" if committed == card.checksum else "[red]no")
+            table.add_row(dataset_id, str(card.episodes), str(card.steps), _pct(card.goal_consistency),
+                          _pct(card.illegal_state_rate), _pct(card.transition_error_rate),
+                          f"{result.seconds:.1f}", same)
+    finally:
+        if runner is not None:
+            runner.close()
     console.print(table)
 
 
@@ -288,14 +309,22 @@ def ground(
     lora: int = typer.Option(0, help="LoRA rank on a --backbone model (0: fine-tune every weight)."),
     epochs: int = typer.Option(20, help="Training epochs."),
     precision: str = typer.Option("auto", help="auto, fp32, bf16-mixed or bf16 (LoRA only)."),
-    batch_size: int = typer.Option(32, help="Training sequences per optimiser step."),
+    batch_size: int = typer.Option(32, help="Training sequences per optimiser step (over all processes)."),
+    lr: float | None = typer.Option(None, help="Peak learning rate (default: 1e-3 scratch, 2e-4 LoRA, 5e-5 "
+                                    "full fine-tuning)."),
 ) -> None:
-    """Ground a language model on a real dataset (or reuse the checkpoint); print its evidence."""
+    """Ground a language model on a real dataset (or reuse the checkpoint); print its evidence.
+
+    Under `accelerate launch --num_processes N` it trains data parallel on N processes (GPUs, or
+    CPUs with --cpu), each on its share of every batch of --batch-size."""
     from .imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
+    from .imagine.distributed import is_main_process
     from .imagine.train import TrainSettings
 
-    settings = TrainSettings(epochs=epochs, precision=precision, batch_size=batch_size)
+    settings = TrainSettings(epochs=epochs, precision=precision, batch_size=batch_size, lr=lr)
     path = ensure_checkpoint(dataset_id, backbone=backbone, lora=lora, settings=settings)
+    if not is_main_process():  # under `accelerate launch`: the main process reports
+        return
     prov = checkpoint_provenance(path)
     step, goal = prov["evidence"]["next_state"], prov["evidence"]["goal"]
     console.print(f"checkpoint {path} (hash {prov['checkpoint_hash']}, backbone {prov['backbone']}, "

@@ -34,20 +34,28 @@ from .model import GroundedLM
 HASHED = ("config.json", "heads.safetensors")
 
 
-def _heads_state(model: GroundedLM) -> dict[str, torch.Tensor]:
-    return {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()
-            if not k.startswith("backbone.")}
+def _heads_state(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    return {k: v.detach().cpu().contiguous() for k, v in state.items() if not k.startswith("backbone.")}
 
 
-def save_checkpoint(model: GroundedLM, path: Path, training: dict[str, Any]) -> str:
-    """Write ``model`` to ``path`` (atomically: a staging folder renamed into place); return its hash."""
+def save_checkpoint(model: GroundedLM, path: Path, training: dict[str, Any],
+                    state: dict[str, torch.Tensor] | None = None) -> str:
+    """Write ``model`` to ``path`` (atomically: a staging folder renamed into place); return its hash.
+
+    ``state``: the model's full weights where ``model`` does not hold them itself (gathered
+    from the processes of a DeepSpeed ZeRO-3 run, see ``distributed.py``)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{path.name}-", dir=path.parent))
     try:
         model.config.save(staging / "config.json")
-        save_file(_heads_state(model), str(staging / "heads.safetensors"))
-        model.backbone.save_pretrained(staging / "backbone")
+        heads = _heads_state(model.state_dict() if state is None else state)
+        save_file(heads, str(staging / "heads.safetensors"))
+        if state is None:
+            model.backbone.save_pretrained(staging / "backbone")
+        else:
+            backbone = {k.removeprefix("backbone."): v for k, v in state.items() if k.startswith("backbone.")}
+            model.backbone.save_pretrained(staging / "backbone", state_dict=backbone)
         model.tokenizer.save_pretrained(staging / "tokenizer")
         digest = checkpoint_hash(staging)
         (staging / "training.json").write_text(json.dumps({**training, "hash": digest}, indent=1))

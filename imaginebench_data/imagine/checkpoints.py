@@ -23,6 +23,7 @@ from ..domains import get_domain
 from .checkpoint import is_checkpoint, load_checkpoint, training_info
 from .config import SCRATCH
 from .data import read_episodes, split
+from .distributed import is_main_process
 from .evidence import goal_evidence, next_state_evidence
 from .precision import resolve as resolve_precision
 from .train import SentenceTable, TrainSettings, default_device, train_grounding
@@ -62,7 +63,10 @@ def ensure_checkpoint(train_dataset: str, *, backbone: str = SCRATCH, lora: int 
                       sentence_encoder: str | None | bool = True, settings: TrainSettings | None = None,
                       evidence_episodes: int | None = None, progress: bool = True) -> Path:
     """The checkpoint grounded on ``train_dataset`` with these settings, trained (and its
-    evidence measured) if it does not exist yet. ``sentence_encoder=True`` picks the default."""
+    evidence measured) if it does not exist yet. ``sentence_encoder=True`` picks the default.
+
+    Under ``accelerate launch`` every process trains (data parallel, see ``distributed.py``);
+    the main one measures the evidence."""
     settings = settings or TrainSettings()
     if sentence_encoder is True:
         sentence_encoder = default_sentence_encoder(backbone)
@@ -70,7 +74,7 @@ def ensure_checkpoint(train_dataset: str, *, backbone: str = SCRATCH, lora: int 
     if not is_checkpoint(path):
         train_grounding(train_dataset, path, backbone=backbone, lora=lora, sentence_encoder=sentence_encoder,
                         settings=settings, progress=progress)
-    if not (path / "evidence.json").is_file():
+    if is_main_process() and not (path / "evidence.json").is_file():
         write_evidence(path, train_dataset, evidence_episodes or EVIDENCE_EPISODES, progress)
     return path
 
@@ -105,6 +109,7 @@ def checkpoint_provenance(path: Path) -> dict[str, Any]:
                      "batch_size": training["settings"]["batch_size"], "seed": training["settings"]["seed"],
                      "precision": training.get("precision", "fp32"),
                      "device": training["device"], "parameters": training["parameters"],
+                     **({"processes": training["processes"]} if training.get("processes", 1) > 1 else {}),
                      "final_losses": {k: v for k, v in last.items() if k != "epoch"}},
         "evidence": json.loads((Path(path) / "evidence.json").read_text()),
     }

@@ -93,6 +93,10 @@ class GroundedLM(nn.Module):
                             past_key_values=past_key_values, use_cache=use_cache, output_hidden_states=True)
         return out.hidden_states[-1], out.logits, getattr(out, "past_key_values", None)
 
+    def forward(self, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """``losses``: the call data-parallel wrappers (DDP, DeepSpeed) make."""
+        return self.losses(batch)
+
     def losses(self, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         """The three supervised losses of a collated batch (see ``data.collate``)."""
         embeds = self.embed(batch["ids"], batch["kind"], batch["states"], batch["actions"], batch["sentence"])

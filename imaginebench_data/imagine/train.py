@@ -15,10 +15,11 @@ from ..datasets.ids import DatasetId
 from ..domains import get_domain
 from ..loader.encoders import get_encoder
 from .backbone import backbone_for, slot_token_id
-from .checkpoint import save_checkpoint
+from .checkpoint import checkpoint_hash, save_checkpoint
 from .config import SCRATCH, GroundingConfig
 from .data import SequenceFactory, collate, read_episodes, split, task_phrasings
 from .determinism import pinned
+from .distributed import data_parallel
 from .model import GroundedLM
 from .precision import resolve as resolve_precision
 
@@ -42,6 +43,11 @@ class TrainSettings:
         if self.lr is not None:
             return self.lr
         return 1e-3 if backbone == SCRATCH else (2e-4 if lora else 5e-5)
+
+
+def _size(parameter: torch.nn.Parameter) -> int:
+    """Its number of weights (DeepSpeed ZeRO-3 leaves each process an empty placeholder)."""
+    return int(getattr(parameter, "ds_numel", parameter.numel()))
 
 
 def default_device() -> str:
@@ -95,10 +101,13 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
                     device: str | None = None, progress: bool = True) -> str:
     """Train a grounded model on real dataset ``dataset_id``; save it to ``out_dir``; return its hash.
 
-    Every 10th episode is held out (see ``data.split``) for the evidence.
+    Every 10th episode is held out (see ``data.split``) for the evidence. Under ``accelerate
+    launch`` with several processes it trains data parallel (see ``distributed.py``), each
+    process on its share of every batch of ``settings.batch_size``, on its own device.
     """
     settings = settings or TrainSettings()
-    device = device or default_device()
+    parallel = data_parallel()
+    device = parallel.device if parallel else (device or default_device())
     torch.manual_seed(settings.seed)
     rng = np.random.default_rng(settings.seed)
     domain = get_domain(DatasetId.parse(dataset_id).domain)
@@ -129,8 +138,11 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda step: min(1.0, (step + 1) / settings.warmup_steps) * max(0.0, 1 - step / total))
     history, started = [], time.perf_counter()
+    wrapped = model
+    if parallel:  # the schedule keeps stepping the optimiser underneath the wrapped one
+        wrapped, optimiser = parallel.prepare(model, optimiser, settings.batch_size)
     bar = tqdm(total=total, desc=f"ground {config.backbone_name} on {dataset_id}", unit="batch",
-               disable=not progress)
+               disable=not progress or (parallel is not None and parallel.rank != 0))
     sequences_seen = 0
     model.train()
     for epoch in range(settings.epochs):
@@ -145,18 +157,22 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
                             tokenizer.pad_token_id, config.max_positions,
                             rng if model.jitter_positions else None, device)
             with precision.autocast(device):
-                losses = model.losses(batch)
+                losses = parallel.losses(wrapped, batch) if parallel else model.losses(batch)
             loss = sum(losses.values())
             optimiser.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(parameters, 1.0)
+            if parallel:
+                parallel.backward(loss)
+                parallel.clip_grad_norm_(parameters, 1.0)
+            else:
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(parameters, 1.0)
             optimiser.step()
             schedule.step()
             for key, value in losses.items():
                 sums[key] += value.detach().double() / per_epoch
             sequences_seen += len(batch["ids"])
             bar.update(1)
-        means = {k: float(v) for k, v in sums.items()}
+        means = {k: float(parallel.mean(v) if parallel else v) for k, v in sums.items()}
         bar.set_postfix({k: f"{v:.3f}" for k, v in means.items()}, refresh=False)
         history.append({"epoch": epoch + 1, **{k: round(v, 5) for k, v in means.items()}})
     bar.close()
@@ -165,6 +181,13 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
                 "held_out_episodes": len(held_out), "settings": asdict(settings), "device": str(device),
                 "seconds": round(time.perf_counter() - started, 1), "history": history,
                 "precision": precision.mode, "sequences": sequences_seen,
-                "parameters": sum(p.numel() for p in model.parameters()),
-                "trainable_parameters": sum(p.numel() for p in parameters)}
-    return save_checkpoint(model, Path(out_dir), training)
+                "parameters": sum(_size(p) for p in model.parameters()),
+                "trainable_parameters": sum(_size(p) for p in parameters)}
+    if not parallel:
+        return save_checkpoint(model, Path(out_dir), training)
+    training["processes"] = parallel.processes
+    state = parallel.state_dict(wrapped)  # gathered from every process under ZeRO-3
+    if parallel.rank == 0:
+        save_checkpoint(model, Path(out_dir), training, state=state)
+    parallel.finish()
+    return checkpoint_hash(Path(out_dir))

@@ -12,6 +12,7 @@ from ..cards.card import Card
 from ..datasets.ids import NAMESPACE, DatasetId
 from ..domains import get_domain
 from ..imagine.config import SCRATCH
+from .executors import Executor, make_executor
 from .generators import expert_episodes, imagined_episodes
 from .publish import publish
 from .recipe import MODEL_GENERATORS, Recipe, load_recipes
@@ -50,7 +51,8 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
           episodes: int | None = None, cards_dir: str | os.PathLike | None = None,
           recipes: dict[str, Recipe] | None = None, progress: bool = True,
           backbone: str = SCRATCH, lora: int = 0, precision: str = "auto",
-          batch_size: int = 64) -> BuildResult:
+          batch_size: int = 64, executor: str | Executor = "local",
+          address: str | None = None) -> BuildResult:
     """Build ``dataset_id`` from its recipe at ``scale`` (or exactly ``episodes`` episodes).
 
     Writes the Minari dataset (atomically; refuses an existing version unless ``force``) and
@@ -58,6 +60,11 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
     use a model grounded on ``backbone`` (the scratch GPT-2, or a local model directory,
     with LoRA of rank ``lora`` if > 0), trained on first use in ``precision`` (see
     ``imagine/precision.py``), generating ``batch_size`` rollouts at a time.
+
+    Rollouts and checks run on ``executor`` (see ``executors.py``): ``"local"`` (``workers``
+    forked processes), ``"ray"`` (``workers`` Ray actors; on the cluster at ``address`` if
+    given), or an executor made by ``make_executor``, kept open across builds. Every executor
+    writes the same bytes.
     """
     dataset_id = DatasetId.parse(dataset_id)
     recipes = recipes if recipes is not None else load_recipes()
@@ -65,25 +72,38 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
         raise UnknownRecipeError(f"no recipe builds {str(dataset_id)!r} (`imaginebench list` shows the "
                                  f"{len(recipes)} that exist)", given=str(dataset_id))
     recipe = recipes[str(dataset_id)]
-    domain = get_domain(recipe.domain)
     count = episodes if episodes is not None else recipe.episodes[scale]
     started = time.perf_counter()
-    if recipe.generator in MODEL_GENERATORS:
-        generate = imagined_episodes if recipe.generator == "imagine" else verified_episodes
-        rollouts, generator = generate(recipe, count, backbone=backbone, lora=lora, precision=precision,
-                                       batch_size=batch_size, progress=progress, workers=workers)
-    else:
-        rollouts, generator = expert_episodes(recipe, count, workers), {"workers": workers,
-                                                                      "checkpoint_hash": None}
+    own = isinstance(executor, str)
+    runner = make_executor(executor, workers, address) if own else executor
+    try:
+        if recipe.generator in MODEL_GENERATORS:
+            generate = imagined_episodes if recipe.generator == "imagine" else verified_episodes
+            rollouts, generator = generate(recipe, count, backbone=backbone, lora=lora, precision=precision,
+                                           batch_size=batch_size, progress=progress, executor=runner)
+        else:
+            rollouts = expert_episodes(recipe, count, runner)
+            generator = {**runner.provenance(), "checkpoint_hash": None}
+        published = _publish(dataset_id, recipe, rollouts, generator, scale=scale, count=count, force=force,
+                             cards_dir=cards_dir, progress=progress, started=started)
+    finally:
+        if own:
+            runner.close()
+    return BuildResult(dataset_id, published.path, published.card, time.perf_counter() - started,
+                       published.card_files)
+
+
+def _publish(dataset_id: DatasetId, recipe: Recipe, rollouts, generator: dict[str, Any], *, scale: str,
+             count: int, force: bool, cards_dir: str | os.PathLike | None, progress: bool,
+             started: float):
+    domain = get_domain(recipe.domain)
 
     def provenance() -> dict[str, Any]:
         return {"recipe": str(recipe.dataset_id), "generator": recipe.generator, "seed": recipe.seed,
                 "scale": scale, "build_seconds": round(time.perf_counter() - started, 1), **generator,
                 **recipe.notes}
 
-    published = publish(dataset_id, rollouts, domain, scale=scale, provenance=provenance,
-                        description=recipe.description,
-                        cards_dir=Path(cards_dir) if cards_dir else default_cards_dir(dataset_id),
-                        total=count, force=force, progress=progress, desc="build")
-    return BuildResult(dataset_id, published.path, published.card, time.perf_counter() - started,
-                       published.card_files)
+    return publish(dataset_id, rollouts, domain, scale=scale, provenance=provenance,
+                   description=recipe.description,
+                   cards_dir=Path(cards_dir) if cards_dir else default_cards_dir(dataset_id),
+                   total=count, force=force, progress=progress, desc="build")

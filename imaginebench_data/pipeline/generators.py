@@ -6,10 +6,7 @@ card's provenance should say about the generator.
 
 from __future__ import annotations
 
-import contextlib
-import multiprocessing
-import multiprocessing.pool
-import signal
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +16,7 @@ import numpy as np
 from ..core.episode import Episode
 from ..domains import get_domain
 from ..quality.checkers import annotate
+from .executors import Executor, LocalPool
 from .recipe import Recipe
 from .rollout import episode_start, expert_episode, rollout_episode
 
@@ -40,47 +38,14 @@ def _annotate_job(episode: Episode) -> Episode:
     return annotate(_WORKER["domain"], episode, _WORKER["sim"])
 
 
-def _init_pool_worker(domain_name: str) -> None:
-    # Ctrl-C reaches the whole process group: the main process stops the build (and the pool
-    # with it); workers ignore it rather than each printing a traceback. SIGINT is blocked
-    # while they are forked (see _worker_pool), so none can arrive before this line.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    _init_worker(domain_name)
-
-
-@contextlib.contextmanager
-def _worker_pool(domain_name: str, workers: int) -> Iterator[multiprocessing.pool.Pool]:
-    """``workers`` forked processes, each with its own simulator of the domain, terminated on
-    exit. SIGINT is held back while they start (they inherit the blocked mask) and delivered
-    to this process after, inside the block that terminates them."""
-    context = multiprocessing.get_context("fork")
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        pool = context.Pool(workers, initializer=_init_pool_worker, initargs=(domain_name,))
-    except BaseException:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        raise
-    try:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a Ctrl-C held back arrives here
-        yield pool
-    finally:
-        pool.terminate()
-        pool.join()
-
-
-def expert_episodes(recipe: Recipe, count: int, workers: int) -> Iterator[Episode]:
-    jobs = [(recipe.level, index, recipe.seed) for index in range(count)]
-    if workers <= 1:
-        _init_worker(recipe.domain)
-        yield from map(_expert_job, jobs)
-        return
-    with _worker_pool(recipe.domain, workers) as pool:
-        yield from pool.imap(_expert_job, jobs, chunksize=4)
+def expert_episodes(recipe: Recipe, count: int, executor: Executor) -> Iterator[Episode]:
+    """Expert episodes 0..count-1 of the recipe, checked, in order, rolled out by ``executor``."""
+    jobs = ((recipe.level, index, recipe.seed) for index in range(count))
+    yield from executor.map(_expert_job, jobs, (_init_worker, (recipe.domain,)), chunksize=4)
 
 
 def grounded_model(recipe: Recipe, *, backbone: str, lora: int, precision: str, progress: bool,
-                   workers: int, batch_size: int) -> tuple[Any, dict[str, Any]]:
+                   executor: Executor, batch_size: int) -> tuple[Any, dict[str, Any]]:
     """The checkpoint path of the model the recipe imagines with (trained in ``precision`` if
     no checkpoint for this configuration exists yet) and the card's provenance for it."""
     from ..imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
@@ -91,17 +56,20 @@ def grounded_model(recipe: Recipe, *, backbone: str, lora: int, precision: str, 
                              progress=progress)
     provenance = checkpoint_provenance(path)
     provenance["actions_outside_space"] = 0  # counted while the episodes are generated
-    provenance["workers"] = workers
+    provenance.update(executor.provenance())
     provenance["generation_batch_size"] = batch_size
     return path, provenance
 
 
 def imagined_rollouts(model, domain, starts: list, *, batch_size: int, provenance: dict[str, Any],
                       source: str, progress: bool, desc: str) -> Iterator[Episode]:
-    """The model's rollout from each start, as unchecked episodes in the order of ``starts``."""
+    """The model's rollout from each start, as unchecked episodes in the order of ``starts``.
+    ``model`` is a checkpoint loader called on the first rollout drawn (so that an executor's
+    forked workers start before it)."""
     from ..imagine.generate import Prompt, imagine
     from ..imagine.train import SentenceTable
 
+    model = model()
     prompts = [Prompt(start.task, start.instruction, start.state) for start in starts]
     sentences = SentenceTable(model.config.sentence_encoder)
     rollouts = imagine(model, prompts, sentences, batch_size=batch_size, decode=domain.decode_state,
@@ -112,45 +80,45 @@ def imagined_rollouts(model, domain, starts: list, *, batch_size: int, provenanc
         yield rollout_episode(domain, start, rollout.states, actions, source=source)
 
 
-@contextlib.contextmanager
-def checker(domain_name: str, workers: int) -> Iterator[Any]:
-    """``check(episodes)``: the episodes annotated by the checkers, in order, in ``workers``
-    forked processes (forked on entry: enter before loading a model) or in this one."""
-    if workers <= 1:
-        domain = get_domain(domain_name)
-        sim = domain.simulator()
-        yield lambda episodes: (annotate(domain, episode, sim) for episode in episodes)
-        return
-    with _worker_pool(domain_name, workers) as pool:
-        yield lambda episodes: pool.imap(_annotate_job, episodes)
+def checked(executor: Executor, domain_name: str, episodes: Iterator[Episode]) -> Iterator[Episode]:
+    """``episodes`` annotated by the checkers on ``executor``'s workers, in order."""
+    return executor.map(_annotate_job, episodes, (_init_worker, (domain_name,)))
+
+
+def model_loader(path) -> Any:
+    """``load()``: the checkpoint at ``path`` on the default device, loaded once."""
+    from ..imagine.checkpoint import load_checkpoint
+    from ..imagine.train import default_device
+
+    @functools.cache
+    def load():
+        return load_checkpoint(path, default_device())
+
+    return load
 
 
 def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, batch_size: int = 64,
                       precision: str = "auto", progress: bool = True,
-                      workers: int = 1) -> tuple[Iterator[Episode], dict[str, Any]]:
+                      executor: Executor | None = None) -> tuple[Iterator[Episode], dict[str, Any]]:
     """The grounded model's rollouts for episodes 0..count-1 of the recipe, ``batch_size``
     rollouts generated together, and its provenance.
 
     The model is trained first (in ``precision``) if no checkpoint for this configuration
-    exists. It imagines in this process; with ``workers`` > 1 the checkers (one re-simulation
-    per imagined transition, the slow part in LIBERO) run in that many worker processes,
-    forked before the model is loaded, meanwhile.
+    exists. It imagines in this process; the checkers (one re-simulation per imagined
+    transition, the slow part in LIBERO) run on ``executor`` (default: in this process)
+    meanwhile: forked worker processes are forked before the model is loaded.
     """
-    from ..imagine.checkpoint import load_checkpoint
-    from ..imagine.train import default_device
-
+    executor = executor or LocalPool(1)
     path, provenance = grounded_model(recipe, backbone=backbone, lora=lora, precision=precision,
-                                      progress=progress, workers=workers, batch_size=batch_size)
+                                      progress=progress, executor=executor, batch_size=batch_size)
 
     def episodes() -> Iterator[Episode]:
         domain = get_domain(recipe.domain)
-        with checker(recipe.domain, workers) as check:
-            sim = domain.simulator()
-            model = load_checkpoint(path, default_device())
-            starts = [episode_start(domain, recipe.level, index, recipe.seed, sim) for index in range(count)]
-            yield from check(imagined_rollouts(model, domain, starts, batch_size=batch_size,
-                                               provenance=provenance, source="imaginary", progress=progress,
-                                               desc=f"imagine {recipe.dataset_id}"))
+        sim = domain.simulator()
+        starts = [episode_start(domain, recipe.level, index, recipe.seed, sim) for index in range(count)]
+        yield from checked(executor, recipe.domain, imagined_rollouts(
+            model_loader(path), domain, starts, batch_size=batch_size, provenance=provenance,
+            source="imaginary", progress=progress, desc=f"imagine {recipe.dataset_id}"))
 
     return episodes(), provenance
 

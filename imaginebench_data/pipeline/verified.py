@@ -27,7 +27,8 @@ import numpy as np
 
 from ..core.episode import Episode
 from ..domains import get_domain
-from .generators import checker, grounded_model, imagined_rollouts
+from .executors import Executor, LocalPool
+from .generators import checked, grounded_model, imagined_rollouts, model_loader
 from .recipe import Recipe
 from .rollout import episode_start
 
@@ -48,13 +49,12 @@ def failed_criteria(episode: Episode) -> list[str]:
 
 def verified_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, batch_size: int = 64,
                       precision: str = "auto", progress: bool = True,
-                      workers: int = 1) -> tuple[Iterator[Episode], dict[str, Any]]:
-    """The accepted episodes in episode order, and the provenance (filled in as they are made)."""
-    from ..imagine.checkpoint import load_checkpoint
-    from ..imagine.train import default_device
-
+                      executor: Executor | None = None) -> tuple[Iterator[Episode], dict[str, Any]]:
+    """The accepted episodes in episode order, and the provenance (filled in as they are made).
+    The checkers of each round run on ``executor`` (default: in this process)."""
+    executor = executor or LocalPool(1)
     path, provenance = grounded_model(recipe, backbone=backbone, lora=lora, precision=precision,
-                                      progress=progress, workers=workers, batch_size=batch_size)
+                                      progress=progress, executor=executor, batch_size=batch_size)
     rejected: Counter[str] = Counter()
     verification = provenance["verification"] = {
         "criteria": list(CRITERIA), "attempts_per_episode": recipe.attempts, "requested": count,
@@ -63,24 +63,23 @@ def verified_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, b
     def episodes() -> Iterator[Episode]:
         domain = get_domain(recipe.domain)
         accepted: dict[int, Episode] = {}
-        with checker(recipe.domain, workers) as check:
-            sim = domain.simulator()
-            model = load_checkpoint(path, default_device())
-            pending = list(range(count))
-            for attempt in range(recipe.attempts):
-                if not pending:
-                    break
-                starts = [episode_start(domain, recipe.level, i, recipe.seed, sim, attempt) for i in pending]
-                checked = check(imagined_rollouts(
-                    model, domain, starts, batch_size=batch_size, provenance=provenance, source="verified",
-                    progress=progress, desc=f"verify {recipe.dataset_id} (attempt {attempt + 1})"))
-                for index, episode in zip(pending, checked):
-                    failed = failed_criteria(episode)
-                    rejected.update(failed)
-                    if not failed:
-                        accepted[index] = episode
-                verification["attempts"] += len(pending)
-                pending = [i for i in pending if i not in accepted]
+        sim = domain.simulator()
+        model = model_loader(path)
+        pending = list(range(count))
+        for attempt in range(recipe.attempts):
+            if not pending:
+                break
+            starts = [episode_start(domain, recipe.level, i, recipe.seed, sim, attempt) for i in pending]
+            episodes = checked(executor, recipe.domain, imagined_rollouts(
+                model, domain, starts, batch_size=batch_size, provenance=provenance, source="verified",
+                progress=progress, desc=f"verify {recipe.dataset_id} (attempt {attempt + 1})"))
+            for index, episode in zip(pending, episodes, strict=True):
+                failed = failed_criteria(episode)
+                rejected.update(failed)
+                if not failed:
+                    accepted[index] = episode
+            verification["attempts"] += len(pending)
+            pending = [i for i in pending if i not in accepted]
         verification.update(accepted=len(accepted), rejected_by=dict(sorted(rejected.items())),
                             acceptance_rate=len(accepted) / max(verification["attempts"], 1))
         if not accepted:

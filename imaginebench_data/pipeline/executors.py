@@ -1,0 +1,186 @@
+"""Where a build's per-episode work runs: forked processes on this machine, or a Ray cluster.
+
+An executor maps a picklable ``function`` over ``jobs`` in worker processes, each set up once
+by ``setup(*setup_args)`` (the domain's simulator), and yields the results **in the order of
+the jobs**, as they come: whichever worker ran a job, the writer sees the same episodes in the
+same order, so a dataset has the same bytes (and checksum) on either executor. Jobs are
+drawn from their iterator only as workers free up (at most ``2 x workers`` chunks in flight
+on Ray), so a build never holds a whole dataset in memory.
+
+- ``LocalPool(workers)``: ``workers`` forked processes (``multiprocessing``); 1 runs in this one.
+- ``RayCluster(workers, address)``: ``workers`` Ray actors of one CPU each, on the Ray instance
+  this process is already connected to, else on ``address`` (``ray start --head`` prints it),
+  else on a local Ray started here (and stopped by ``close``). Every node needs this package
+  installed, as on the driver.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+import multiprocessing
+import multiprocessing.pool
+import signal
+import socket
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+EXECUTORS = ("local", "ray")
+CONNECT_SECONDS = 5.0  # Ray itself retries an unreachable address for minutes
+
+
+class ExecutorError(RuntimeError):
+    """An executor cannot start (Ray missing, an address that does not answer, too few CPUs)."""
+
+
+Setup = tuple[Callable[..., None], tuple]  # (initializer, its arguments), run once per worker
+Job = Callable[[Any], Any]
+
+
+class LocalPool:
+    """``workers`` forked processes on this machine (``workers`` 1: this process)."""
+
+    name = "local"
+
+    def __init__(self, workers: int = 2) -> None:
+        self.workers = workers
+
+    def map(self, function: Job, jobs: Iterable, setup: Setup, chunksize: int = 1) -> Iterator:
+        initializer, args = setup
+        if self.workers <= 1:
+            initializer(*args)
+            yield from map(function, jobs)
+            return
+        with _forked_pool(self.workers, initializer, args) as pool:
+            yield from pool.imap(function, jobs, chunksize=chunksize)
+
+    def provenance(self) -> dict[str, Any]:
+        return {"workers": self.workers}
+
+    def close(self) -> None:
+        pass
+
+
+def _init_forked_worker(initializer: Callable[..., None], args: tuple) -> None:
+    # Ctrl-C reaches the whole process group: the main process stops the build (and the pool
+    # with it); workers ignore it rather than each printing a traceback. SIGINT is blocked
+    # while they are forked (see _forked_pool), so none can arrive before this line.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    initializer(*args)
+
+
+@contextlib.contextmanager
+def _forked_pool(workers: int, initializer: Callable[..., None],
+                 args: tuple) -> Iterator[multiprocessing.pool.Pool]:
+    """``workers`` forked processes, each set up by ``initializer(*args)``, terminated on exit.
+    SIGINT is held back while they start (they inherit the blocked mask) and delivered to this
+    process after, inside the block that terminates them."""
+    context = multiprocessing.get_context("fork")
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        pool = context.Pool(workers, initializer=_init_forked_worker, initargs=(initializer, args))
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        raise
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a Ctrl-C held back arrives here
+        yield pool
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+class _Worker:
+    """A Ray actor: runs chunks of jobs, set up again only when the setup changes (a new domain)."""
+
+    def __init__(self) -> None:
+        self.setup: Setup | None = None
+
+    def run(self, setup: Setup, function: Job, chunk: list) -> list:
+        if setup != self.setup:
+            setup[0](*setup[1])
+            self.setup = setup
+        return [function(job) for job in chunk]
+
+
+class RayCluster:
+    """``workers`` Ray actors (one CPU each); see the module's docstring for where they run."""
+
+    name = "ray"
+
+    def __init__(self, workers: int = 2, address: str | None = None) -> None:
+        try:
+            import ray
+            from ray.util import ActorPool
+        except ImportError:
+            raise ExecutorError("--executor ray needs Ray: pip install 'imaginebench-data[ray]' "
+                                "(or pip install ray)") from None
+        self._ray, self._pool_type, self.workers, self.address = ray, ActorPool, workers, address
+        self._started = not ray.is_initialized()
+        if self._started:
+            if address and address != "auto":
+                _check_reachable(address)
+            try:
+                ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING)
+            except ConnectionError as error:
+                raise ExecutorError(f"could not connect to a Ray cluster at {address!r}: "
+                                    f"{str(error).splitlines()[0]}") from None
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        if workers > cpus:
+            self.close()
+            raise ExecutorError(f"--workers {workers} asks for {workers} Ray actors of one CPU each; the "
+                                f"Ray cluster has {cpus} CPUs (add nodes, or pass --workers {cpus} or fewer)")
+        actor = ray.remote(num_cpus=1)(_Worker)
+        self._actors = [actor.remote() for _ in range(workers)]
+
+    def map(self, function: Job, jobs: Iterable, setup: Setup, chunksize: int = 1) -> Iterator:
+        pool = self._pool_type(self._actors)
+        window = 2 * len(self._actors)  # chunks submitted but not yet handed on
+        in_flight = 0
+        jobs = iter(jobs)
+        while chunk := list(itertools.islice(jobs, chunksize)):
+            pool.submit(lambda actor, part: actor.run.remote(setup, function, part), chunk)
+            in_flight += 1
+            if in_flight == window:
+                yield from pool.get_next()  # the oldest chunk: results stay in submission order
+                in_flight -= 1
+        while pool.has_next():
+            yield from pool.get_next()
+
+    def provenance(self) -> dict[str, Any]:
+        return {"workers": self.workers, "executor": "ray"}
+
+    def close(self) -> None:
+        """Stop the actors, and the Ray instance if this executor started it."""
+        for actor in getattr(self, "_actors", []):
+            self._ray.kill(actor)
+        self._actors = []
+        if self._started and self._ray.is_initialized():
+            self._ray.shutdown()
+
+
+def _check_reachable(address: str) -> None:
+    """Fail in seconds, with one line, where ``ray.init`` would retry a dead address for minutes."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise ExecutorError(f"--address {address!r}: expected HOST:PORT (as `ray start --head` prints), "
+                            "ray://HOST:PORT or auto")
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS).close()
+    except OSError as error:
+        raise ExecutorError(f"no Ray cluster answers at {address} ({error.strerror or error}); start one "
+                            "with `ray start --head` on that machine, or leave out --address") from None
+
+
+Executor = LocalPool | RayCluster
+
+
+def make_executor(name: str = "local", workers: int = 2, address: str | None = None) -> Executor:
+    """The executor called ``name`` (one of ``EXECUTORS``) with ``workers`` workers."""
+    if name not in EXECUTORS:
+        raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {name!r}")
+    if address and name != "ray":
+        raise ValueError("--address names a Ray cluster: use it with --executor ray")
+    return RayCluster(workers, address) if name == "ray" else LocalPool(workers)
