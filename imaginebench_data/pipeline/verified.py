@@ -70,10 +70,10 @@ def verified_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, b
             if not pending:
                 break
             starts = [episode_start(domain, recipe.level, i, recipe.seed, sim, attempt) for i in pending]
-            episodes = checked(executor, recipe.domain, imagined_rollouts(
+            results = checked(executor, recipe.domain, imagined_rollouts(
                 model, domain, starts, batch_size=batch_size, provenance=provenance, source="verified",
                 progress=progress, desc=f"verify {recipe.dataset_id} (attempt {attempt + 1})"))
-            for index, episode in zip(pending, episodes, strict=True):
+            for index, episode in zip(pending, results, strict=True):
                 failed = failed_criteria(episode)
                 rejected.update(failed)
                 if not failed:
