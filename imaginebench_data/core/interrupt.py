@@ -8,8 +8,10 @@ then runs on. ``install()`` (the command line does it) also records the request,
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
+from collections.abc import Iterator
 
 _requested = threading.Event()
 
@@ -34,3 +36,25 @@ def check() -> None:
     """Raise ``KeyboardInterrupt`` if Ctrl-C was pressed (it may have been dropped on the way)."""
     if _requested.is_set():
         raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Hold back Ctrl-C for the block and deliver it after, to the handler in place before.
+
+    Blocking SIGINT in the main thread is not enough: the kernel hands a process group's
+    signal to any thread that does not block it (tqdm's monitor, torch's pool), and Python then
+    raises ``KeyboardInterrupt`` in the main thread all the same, in the middle of the block.
+    Outside the main thread (where handlers cannot be set) the block runs as it is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed = threading.Event()
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.set())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if pressed.is_set():
+            signal.raise_signal(signal.SIGINT)  # the previous handler runs now (and raises)

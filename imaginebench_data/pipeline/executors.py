@@ -26,6 +26,8 @@ import socket
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from ..core import interrupt
+
 EXECUTORS = ("local", "ray")
 CONNECT_SECONDS = 5.0  # Ray itself retries an unreachable address for minutes
 
@@ -75,21 +77,25 @@ def _init_forked_worker(initializer: Callable[..., None], args: tuple) -> None:
 def _forked_pool(workers: int, initializer: Callable[..., None],
                  args: tuple) -> Iterator[multiprocessing.pool.Pool]:
     """``workers`` forked processes, each set up by ``initializer(*args)``, terminated on exit.
-    SIGINT is held back while they start (they inherit the blocked mask) and delivered to this
-    process after, inside the block that terminates them."""
+
+    A Ctrl-C while the pool starts is held back until it is whole: one that interrupted
+    ``Pool()`` half-way would leave workers, and a thread that forks new ones, that nothing
+    terminates. The workers are forked with SIGINT blocked (they inherit the mask), so none
+    can stop before it is ignored there."""
     context = multiprocessing.get_context("fork")
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    pool = None
     try:
-        pool = context.Pool(workers, initializer=_init_forked_worker, initargs=(initializer, args))
-    except BaseException:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        raise
-    try:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a Ctrl-C held back arrives here
+        with interrupt.deferred():  # a Ctrl-C held back is raised on leaving this block
+            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                pool = context.Pool(workers, initializer=_init_forked_worker, initargs=(initializer, args))
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         yield pool
     finally:
-        pool.terminate()
-        pool.join()
+        if pool is not None:
+            pool.terminate()
+            pool.join()
 
 
 class _Worker:
