@@ -52,7 +52,7 @@ from imaginebench_data.cards.card import Card
 from imaginebench_data.core.episode import Episode
 from imaginebench_data.core.text import observation_space
 from imaginebench_data.datasets import hdf5_layout, writer
-from imaginebench_data.datasets.checksum import ArrayChecksum
+from imaginebench_data.datasets.checksum import DatasetChecksum
 from imaginebench_data.datasets.read import CARD_KEY
 from imaginebench_data.domains import get_domain
 
@@ -115,14 +115,14 @@ def _minari_dataset(dataset_id: str, domain, buffers: list, data_format: str = "
         code_permalink="benchmarks/storage_layout.py", description="benchmark", data_format=data_format)
 
 
-def _card_metadata(dataset_id: str, domain, checksum: ArrayChecksum) -> dict:
+def _card_metadata(dataset_id: str, domain, checksum: DatasetChecksum) -> dict:
     return {CARD_KEY: card(dataset_id, domain.name, checksum.hexdigest()).to_json()}
 
 
 def minari_writer(data_format: str, infos: bool = True) -> Callable:
     """Minari's ``create_dataset_from_buffers`` (the package's writer before the compact layout)."""
     def write(dataset_id: str, kind_episodes: list[Episode], domain) -> None:
-        checksum = ArrayChecksum()
+        checksum = DatasetChecksum()
         buffers = list(writer._buffers(kind_episodes, domain, lambda e: None, checksum))
         if not infos:
             buffers = [dataclasses.replace(buffer, infos={}) for buffer in buffers]
@@ -134,7 +134,7 @@ def minari_writer(data_format: str, infos: bool = True) -> Callable:
 def h5py_writer(**settings) -> Callable:
     """Minari's metadata, then ``hdf5_layout.write_file`` with ``settings`` for the episodes."""
     def write(dataset_id: str, kind_episodes: list[Episode], domain) -> None:
-        checksum = ArrayChecksum()
+        checksum = DatasetChecksum()
         dataset = _minari_dataset(dataset_id, domain, [])
         buffers = writer._buffers(kind_episodes, domain, lambda e: None, checksum)
         count, steps = hdf5_layout.write_file(dataset.storage.data_path / hdf5_layout.MAIN_FILE, buffers,

@@ -241,7 +241,7 @@ def verify(
     domains: list[str] = typer.Option(None, "--domain",
                                       help="Every local dataset of this domain (repeatable)."),
 ) -> None:
-    """Check local datasets as their users read them: Minari loads them, their arrays hash to
+    """Check local datasets as their users read them: Minari loads them, their episodes hash to
     their card's checksum, their eval env comes back at its level, and real data meets its
     checkers' floor. Exits 1 if any fails."""
     from rich.progress import track

@@ -1,5 +1,11 @@
+import os
+
 import numpy as np
 import pytest
+
+# Reference scores (random and expert returns per level, stored in every dataset's metadata)
+# average 10 episodes in a real build; two keep the tests' many small builds quick.
+os.environ.setdefault("IMAGINEBENCH_REFERENCE_EPISODES", "2")
 
 # A scene with the five balls far apart: red, blue, green, purple, cyan.
 FAR_APART = np.array([[-0.8, -0.6], [-0.4, 0.8], [0.0, -0.6], [0.4, 0.8], [0.8, -0.6]], np.float32)

@@ -215,8 +215,11 @@ def check_metadata(dataset: MinariDataset) -> None:
     assert metadata["minari_version"] == minari.__version__ in minari.supported_dataset_versions
     assert metadata["total_episodes"] == dataset.total_episodes == len(dataset.episode_indices)
     assert metadata["total_steps"] == dataset.total_steps == sum(len(episode) for episode in dataset)
-    for key in ("author", "code_permalink", "algorithm_name", "description", "env_spec", "eval_env_spec"):
+    for key in ("author", "algorithm_name", "description", "env_spec", "eval_env_spec", "requirements"):
         assert metadata.get(key), f"{key} missing"
+    assert metadata.get("code_permalink") is None  # no public repository yet: none, not a placeholder
+    assert metadata["ref_min_score"] <= metadata["ref_max_score"]  # get_normalized_score works
+    assert metadata["num_episodes_average_score"] >= 1
     namespace = parse_dataset_id(dataset.spec.dataset_id)[0]
     assert dataset.spec.namespace == namespace and namespace in list_local_namespaces()
 

@@ -105,7 +105,7 @@ def test_verify_passes_a_fresh_build_and_names_what_was_tampered_with(built, min
     _edit_stored(minari_root, HARD, "infos/legal", lambda legal: legal.__setitem__(2, False))
     flagged = runner.invoke(app, ["verify", HARD])
     assert flagged.exit_code == 1 and "episode 0: illegal state at step 2" in flagged.output
-    assert "hash" not in flagged.output                     # the flags are not part of the arrays' hash
+    assert "the data changed after it was written" in flagged.output  # the flags are in the checksum
 
     _edit_stored(minari_root, HARD, "rewards", lambda rewards: rewards.__setitem__(0, rewards[0] + 1))
     changed = runner.invoke(app, ["verify", HARD])
@@ -117,6 +117,71 @@ def test_worker_counts_outside_one_to_four_per_core_are_refused(minari_root, wor
     result = CliRunner().invoke(app, ["build", HARD, "--episodes", "1", "--workers", workers])
     assert result.exit_code == 2 and "--workers" in result.output and "Traceback" not in result.output
     assert not (minari_root / "imaginebench").exists()  # nothing was built
+
+
+def _verify_problems(dataset_id: str) -> list[str]:
+    from imaginebench_data.datasets.verify import verify as verify_one
+
+    return verify_one(dataset_id).problems
+
+
+@pytest.mark.parametrize("edit", ["transition_error", "illegal_mask", "task_id", "seed"])
+def test_the_checksum_covers_flags_and_metadata_no_card_figure_shows(built, minari_root, edit):
+    """Edits that leave every card figure as it was: only the checksum can see them."""
+    import h5py
+
+    assert _verify_problems(HARD) == []
+    path = minari_root / HARD / "data" / "main_data.hdf5"
+    with h5py.File(path, "r+") as f:
+        episode = f["episode_0"]
+        if edit == "transition_error":
+            episode["infos/transition_error"][1] = episode["infos/transition_error"][1] + 1e-9
+        elif edit == "illegal_mask":
+            mask = episode["infos/illegal_mask"][()]
+            mask[0] = mask[0] + 1 if mask.dtype != bool else ~mask[0]
+            episode["infos/illegal_mask"][...] = mask
+        elif edit == "task_id":  # episode 0 said to be episode 1's task, whose statistics it joins
+            episode.attrs["options/task_id"] = f["episode_1"].attrs["options/task_id"]
+        else:
+            episode.attrs["seed"] = int(episode.attrs["seed"]) + 1
+    problems = _verify_problems(HARD)
+    assert any("the data changed after it was written" in p for p in problems), problems
+
+
+def test_an_episode_dropped_from_the_metadata_is_found_by_verify_and_the_loader(built, minari_root):
+    import imaginebench_data as ib
+    from imaginebench_data.loader.transitions import DatasetChangedError
+
+    metadata = minari_root / HARD / "data" / "metadata.json"
+    data = json.loads(metadata.read_text())
+    data["total_episodes"] -= 1
+    metadata.write_text(json.dumps(data))
+    problems = _verify_problems(HARD)
+    assert any("card says 4 episodes, Minari reads 3" in p for p in problems), problems
+    assert any("the data changed after it was written" in p for p in problems), problems
+    with pytest.raises(DatasetChangedError):
+        ib.load(HARD, cache_dir=minari_root.parent / "cache")
+
+
+def test_a_card_of_schema_2_states_the_older_checksum_and_still_verifies(built, minari_root):
+    """Datasets written before schema 3 keep verifying: their card names the checksum it states."""
+    from imaginebench_data.cards.card import Card
+    from imaginebench_data.datasets.checksum import DatasetChecksum
+    from imaginebench_data.datasets.read import open_dataset, stored_episodes
+    from imaginebench_data.domains import get_domain
+
+    dataset, card = open_dataset(HARD)
+    older, newer = DatasetChecksum(everything=False), DatasetChecksum()
+    for episode in stored_episodes(dataset, get_domain("clevr")):
+        older.update(episode)
+        newer.update(episode)
+    assert newer.hexdigest() == card.checksum != older.hexdigest()
+    stated = {**card.to_json(), "schema_version": 2, "checksum": older.hexdigest()}
+    dataset.storage.update_metadata({"imaginebench_card": stated})
+    assert Card.from_json(stated).schema_version == 2
+    assert _verify_problems(HARD) == []
+    dataset.storage.update_metadata({"imaginebench_card": {**stated, "checksum": newer.hexdigest()}})
+    assert any("the data changed" in p for p in _verify_problems(HARD))
 
 
 def test_verify_checks_every_dataset_and_names_each_broken_one(built, minari_root, tmp_path):

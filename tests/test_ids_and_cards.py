@@ -1,6 +1,7 @@
 """DatasetId is parsed once, strictly; Card round-trips through JSON and refuses what it cannot read."""
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -65,7 +66,9 @@ def test_a_card_round_trips_through_json_with_its_schema_version():
     assert data["return"] == {"mean": 0.5} and "returns" not in data  # the documented JSON key
     assert Card.from_json(data) == original == Card.from_json(original.dumps())
     legacy = {k: v for k, v in data.items() if k != "schema_version"}  # cards written before version 1
-    assert Card.from_json(legacy) == original
+    read = Card.from_json(legacy)
+    assert read.schema_version == 0 and json.loads(read.dumps())["schema_version"] == 0  # kept, not upgraded
+    assert replace(read, schema_version=SCHEMA_VERSION) == original
     assert original.dataset_id == DatasetId.parse("imaginebench/clevr-easy-real-v0")
 
 

@@ -10,6 +10,7 @@ import pytest
 from original_release import NONSENSE, write_release_folder
 from typer.testing import CliRunner
 
+from imaginebench_data.cards.card import SCHEMA_VERSION
 from imaginebench_data.cli import app
 from imaginebench_data.datasets.read import open_dataset, stored_episodes
 from imaginebench_data.datasets.verify import verify
@@ -81,7 +82,7 @@ def test_each_rung_does_its_part_and_the_card_counts_it(imported):
         assert card.provenance["resolution"] == result.resolution
         # the card's figures recompute from the stored flags (LIBERO's rebuilt-scene floor aside)
         problems = [p for p in verify(result.dataset_id).problems if "must meet the floor" not in p]
-        assert card.schema_version == 2 and not problems, problems
+        assert card.schema_version == SCHEMA_VERSION and not problems, problems
     card = by_file["metaworld_real.h5"].card
     assert card.per_task["unresolved"]["goal_consistency"] is None
     assert card.provenance["encoding_files"] == ["metaworld_encode.npy"]

@@ -31,11 +31,11 @@ def toy_card(dataset_id: str, checksum: str = "a" * 64, domain: str = "clevr") -
 
 def toy_card_of(dataset, dataset_id: str, domain: str = "clevr") -> dict:
     """``toy_card`` with the checksum the arrays of the Minari ``dataset`` really hash to."""
-    from imaginebench_data.datasets.checksum import ArrayChecksum
+    from imaginebench_data.datasets.checksum import DatasetChecksum
     from imaginebench_data.datasets.read import stored_episodes
     from imaginebench_data.domains import get_domain
 
-    checksum = ArrayChecksum()
+    checksum = DatasetChecksum()
     for episode in stored_episodes(dataset, get_domain(domain)):
         checksum.update(episode)
     return toy_card(dataset_id, checksum.hexdigest(), domain)

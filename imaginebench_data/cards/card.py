@@ -4,7 +4,8 @@ JSON keys: schema_version, id, domain, level, source, scale, episodes, steps, ta
 phrasings, goal_consistency, transition_error_rate, illegal_state_rate, illegal_by_kind,
 length, return, per_task, provenance, checksum, notes, unresolved, resolution. Rates are
 fractions in [0, 1]. ``schema_version`` goes up whenever a key is added, removed or changes
-meaning; older cards are still read (their missing keys take the defaults).
+meaning; older cards are still read (their missing keys take the defaults) and keep the
+version they were written with (it says which checksum they state).
 
 ``unresolved`` counts episodes whose task id is ``unresolved`` (an import whose task no rung
 resolved); ``goal_consistency`` is over the other episodes (None when there are none).
@@ -28,8 +29,9 @@ from ..datasets.ids import DatasetId
 from ..quality.stats import per_task_summary, plain_json, quality_summary, resolution_counts
 
 # 0: no schema_version; 1: the first typed card; 2: adds unresolved and resolution, and
-# goal_consistency is over resolved episodes (None when there are none)
-SCHEMA_VERSION = 2
+# goal_consistency is over resolved episodes (None when there are none); 3: the checksum also
+# covers the infos flags, the episodes' metadata and their count (see datasets/checksum.py)
+SCHEMA_VERSION = 3
 ADDED_KEYS = {"notes", "unresolved", "resolution"}  # keys an older card may lack
 VERSIONED_PACKAGES = ("imaginebench-data", "minari", "gymnasium", "mujoco", "numpy", "h5py")
 
@@ -105,7 +107,7 @@ class Card:
         missing = sorted(names - set(data) - ADDED_KEYS)
         if missing:
             raise CardError(f"{where}: expected keys {missing}, found only {sorted(data)}")
-        return cls(**{key: value for key, value in data.items() if key in names})
+        return cls(**{key: value for key, value in data.items() if key in names}, schema_version=version)
 
 
 def package_versions() -> dict[str, str]:

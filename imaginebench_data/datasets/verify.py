@@ -3,8 +3,8 @@
 ``verify(dataset_id)`` answers, from the files alone (nothing of the build is in memory):
 
 - does ``minari`` load it, with the episode and step counts its card states;
-- do its arrays still hash to the card's checksum (states, actions, rewards, episode ends,
-  instructions and stored simulator states, as written);
+- do its episodes still hash to the card's checksum (arrays, instructions, simulator states,
+  checker flags, episode metadata and count: see ``checksum``);
 - does ``recover_environment(eval_env=True)`` give the eval env of its level, whose reset
   observation fits its observation space;
 - do the card's figures (goal consistency, the error and illegal-state rates, lengths,
@@ -27,7 +27,7 @@ import pandas as pd
 from ..cards.card import Card, build_card
 from ..domains import get_domain
 from ..quality.frame import episode_row
-from .checksum import ArrayChecksum
+from .checksum import DatasetChecksum
 from .ids import DatasetId
 from .read import open_dataset, stored_episodes
 
@@ -93,14 +93,14 @@ def _verify(verdict: Verdict, parsed: DatasetId) -> None:
     for key, found in (("episodes", verdict.episodes), ("steps", verdict.steps)):
         if getattr(card, key) != found:
             verdict.problems.append(f"card says {getattr(card, key)} {key}, Minari reads {found}")
-    checksum, rows = ArrayChecksum(), []
+    checksum, rows = DatasetChecksum.for_card(card), []
     for index, episode in enumerate(stored_episodes(dataset, domain)):
         checksum.update(episode)
         rows.append(episode_row(domain, episode.metadata, episode.rewards, episode.infos))
         if parsed.source == "real" and len(verdict.problems) < 5:
             _check_floor(verdict, episode.infos, index)
     if checksum.hexdigest() != card.checksum:
-        verdict.problems.append(f"arrays hash to {checksum.hexdigest()[:12]}, the card says "
+        verdict.problems.append(f"its episodes hash to {checksum.hexdigest()[:12]}, the card says "
                                 f"{str(card.checksum)[:12]}: the data changed after it was written")
     _check_figures(verdict, card, build_card(parsed, domain, pd.DataFrame(rows), card.checksum,
                                              scale=card.scale, provenance={}))

@@ -36,8 +36,10 @@ from ..core.env import eval_env_spec
 from ..core.episode import Episode
 from ..core.text import observation_space as make_observation_space
 from ..quality.checkers import INFO_KEYS, OPTIONAL_INFO_KEYS
+from ..quality.reference import reference_scores
 from . import hdf5_layout, install
-from .checksum import ArrayChecksum
+from .checksum import DatasetChecksum
+from .description import describe
 from .ids import NAMESPACE, DatasetId, datasets_root
 from .read import CARD_KEY
 from .validate import validate_episode
@@ -63,7 +65,7 @@ def _minari_root(root: Path) -> Iterator[None]:
 
 
 def _buffers(episodes: Iterable[Episode], domain: Domain, on_episode: Callable[[Episode], None],
-             checksum: ArrayChecksum) -> Iterator[EpisodeBuffer]:
+             checksum: DatasetChecksum) -> Iterator[EpisodeBuffer]:
     obs_space = make_observation_space(domain.state_space)
     for index, episode in enumerate(episodes):
         interrupt.check()  # a Ctrl-C dropped on the way (see core/interrupt.py) stops the build here
@@ -94,6 +96,7 @@ def write_dataset(dataset_id: str, episodes: Iterable[Episode], domain: Domain, 
     ``make_card(checksum)`` is called after the last episode and must return the card.
     """
     parsed = DatasetId.parse(dataset_id)
+    references = reference_scores(domain.name, parsed.level)  # before the lock: seconds to minutes
     root = datasets_root()
     destination = root / str(parsed)
     root.mkdir(parents=True, exist_ok=True)
@@ -103,14 +106,16 @@ def write_dataset(dataset_id: str, episodes: Iterable[Episode], domain: Domain, 
             raise DatasetExistsError(f"dataset {dataset_id} already exists at {destination}; "
                                      "pass --force (force=True) to replace this version")
         with install.staging_folder(root) as staging:
-            checksum = ArrayChecksum()
+            checksum = DatasetChecksum()
             level_env = eval_env_spec(domain.name, parsed.level)
             with _minari_root(staging):
                 with warnings.catch_warnings():
-                    # The package has no contact address to give as author_email; Minari's reminder
-                    # about it would print on every build. Its other reminders are met below.
-                    warnings.filterwarnings("ignore", message="`author_email` is set to None",
-                                            category=UserWarning)
+                    # The package has no contact address and no public repository to give as
+                    # author_email and code_permalink (None rather than a placeholder); Minari's
+                    # reminders about them would print on every build.
+                    for unset in ("author_email", "code_permalink"):
+                        warnings.filterwarnings("ignore", message=f"`{unset}` is set to None",
+                                                category=UserWarning)
                     # Minari writes the metadata (spaces, env specs, ids); the episodes go in
                     # through our compact writer of its HDF5 layout (see hdf5_layout.py).
                     dataset = minari.create_dataset_from_buffers(
@@ -122,7 +127,7 @@ def write_dataset(dataset_id: str, episodes: Iterable[Episode], domain: Domain, 
                         action_space=domain.action_space,
                         algorithm_name="expert" if parsed.source == "real" else "language-model",
                         author={"imaginebench-data"},
-                        code_permalink="builders/ (imaginebench-data)",
+                        code_permalink=None,
                         description=description,
                         requirements=["imaginebench-data"],
                         data_format="hdf5",
@@ -131,7 +136,9 @@ def write_dataset(dataset_id: str, episodes: Iterable[Episode], domain: Domain, 
                 count, steps = hdf5_layout.write_file(dataset.storage.data_path / hdf5_layout.MAIN_FILE,
                                                       buffers)
                 dataset.storage.update_metadata({"total_episodes": count, "total_steps": steps})
-                dataset.storage.update_metadata({CARD_KEY: make_card(checksum.hexdigest()).to_json()})
+                card = make_card(checksum.hexdigest())
+                dataset.storage.update_metadata({CARD_KEY: card.to_json(), **references,
+                                                 "description": describe(description, card, references)})
                 _settle_dataset_size(dataset.storage)
             _ensure_namespace(root, parsed.namespace)
             install.install(staging / str(parsed), destination, root)

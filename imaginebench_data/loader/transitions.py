@@ -38,7 +38,7 @@ import pandas as pd
 
 from ..cards.card import Card
 from ..core.episode import Episode
-from ..datasets.checksum import ArrayChecksum
+from ..datasets.checksum import DatasetChecksum
 from ..datasets.ids import DatasetId
 from ..datasets.read import open_dataset, plain_value, read_card, stored_episodes
 from ..domains import get_domain
@@ -111,7 +111,7 @@ def load(dataset_id: str | DatasetId, *, cache_dir: str | os.PathLike | None = N
 
     Raises ``DatasetNotFoundError`` (a ``KeyError``) naming the id, the folder searched and
     the locally available imaginebench ids, and ``DatasetChangedError`` (a ``ValueError``)
-    when the stored arrays no longer hash to the card's checksum: such data is neither
+    when the stored episodes no longer hash to the card's checksum: such data is neither
     served nor cached.
     """
     dataset_id = DatasetId.parse(dataset_id)
@@ -125,7 +125,8 @@ def load(dataset_id: str | DatasetId, *, cache_dir: str | os.PathLike | None = N
     transitions, checksum = _flatten(str(dataset_id), dataset, card)
     if checksum != card.checksum:
         raise DatasetChangedError(
-            f"dataset {dataset_id}: its arrays hash to {checksum[:12]}, its card says {card.checksum[:12]}: "
+            f"dataset {dataset_id}: its episodes hash to {checksum[:12]}, its card says "
+            f"{card.checksum[:12]}: "
             f"the data changed after it was written (`imaginebench verify {dataset_id}` names the episode; "
             "rebuild it with --force)")
     _write_cache(stem, transitions)
@@ -133,16 +134,16 @@ def load(dataset_id: str | DatasetId, *, cache_dir: str | os.PathLike | None = N
 
 
 class DatasetChangedError(ValueError):
-    """A dataset whose arrays no longer hash to its card's checksum: never served, never cached."""
+    """A dataset whose episodes no longer hash to its card's checksum: never served, never cached."""
 
 
 def _flatten(dataset_id: str, dataset: Any, card: Card) -> tuple[Transitions, str]:
-    """The dataset's transitions, and the checksum its arrays hash to (as the writer's)."""
+    """The dataset's transitions, and the checksum its episodes hash to (as the writer's)."""
     parts: dict[str, list[np.ndarray]] = {name: [] for name in _ARRAYS if name != "instruction_ids"}
     texts: list[str] = []
     lengths: list[int] = []
     rows: list[dict[str, Any]] = []
-    checksum = ArrayChecksum()
+    checksum = DatasetChecksum.for_card(card)
     episodes = stored_episodes(dataset, get_domain(card.domain))
     for index, episode in zip(dataset.episode_indices, episodes):
         checksum.update(episode)
