@@ -234,7 +234,8 @@ def test_ctrl_c_stops_the_workers_removes_staging_and_prints_one_line(minari_roo
     command = [str(Path(sys.executable).with_name("imaginebench")), "build",
                "imaginebench/clevr-train-real-v0", "--episodes", "2000", "--workers", "2",
                "--cards-dir", str(tmp_path / "cards")]
-    env = {**os.environ, "MINARI_DATASETS_PATH": str(minari_root)}
+    # PYTHONFAULTHANDLER: should the build hang, SIGABRT makes it print where each thread is
+    env = {**os.environ, "MINARI_DATASETS_PATH": str(minari_root), "PYTHONFAULTHANDLER": "1"}
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True, env=env)
     deadline = time.monotonic() + 120
@@ -242,7 +243,17 @@ def test_ctrl_c_stops_the_workers_removes_staging_and_prints_one_line(minari_roo
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
         time.sleep(0.05)
     os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
-    out, err = process.communicate(timeout=120)
+    try:
+        out, err = process.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        group = subprocess.run(["ps", "-o", "pid,stat,args", "-g", str(process.pid)], capture_output=True,
+                               text=True).stdout
+        os.kill(process.pid, signal.SIGABRT)
+        time.sleep(2)
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        pytest.fail(f"the build did not stop within 120 s of Ctrl-C; its process group:\n{group}\n"
+                    f"its stderr:\n{err[-6000:]}")
     assert process.returncode == 130, out + err
     assert "Traceback" not in out + err and "KeyboardInterrupt" not in out + err
     assert sum("interrupted" in line for line in err.splitlines()) == 1  # one line, no worker tracebacks
