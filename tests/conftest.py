@@ -1,6 +1,8 @@
 import numpy as np
 import pytest
 
+import imaginebench_data  # noqa: F401  first: it picks MuJoCo's OpenGL backend before mujoco is imported
+
 # A scene with the five balls far apart: red, blue, green, purple, cyan.
 FAR_APART = np.array([[-0.8, -0.6], [-0.4, 0.8], [0.0, -0.6], [0.4, 0.8], [0.8, -0.6]], np.float32)
 
