@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup osmesa demo test lint bench clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -25,14 +25,25 @@ $(D3_STAMP): pyproject.toml
 	$(D3_VENV)/bin/pip install --quiet "gym>=0.26" click structlog colorama dataclasses-json scikit-learn
 	touch $(D3_STAMP)
 
-setup: $(STAMP)
+# MuJoCo renders offscreen (env.render(), imaginebench render, the cards' episode pictures) with
+# OSMesa where there is no display or GPU. Best effort: installed with apt-get when missing and we
+# are root; otherwise a warning (rendering tests then skip), never a failed make.
+osmesa:
+	@if (ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null) | grep -qi libOSMesa; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing libosmesa6 (software OpenGL for MuJoCo's offscreen renderer)"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libosmesa6) >/dev/null 2>&1 \
+			|| echo "warning: apt-get could not install libosmesa6: MuJoCo rendering needs it (or a GPU with MUJOCO_GL=egl)"; \
+	else echo "warning: libOSMesa not found: MuJoCo rendering needs it (as root: apt-get install libosmesa6)"; fi
+
+setup: $(STAMP) osmesa
 
 # make demo DOMAINS="babyai metaworld" also builds every dataset of those domains.
 DOMAINS ?=
-demo: $(STAMP)
+demo: $(STAMP) osmesa
 	$(VENV)/bin/imaginebench build --default --scale demo --skip-existing $(foreach d,$(DOMAINS),--domain $(d))
 
-test: $(STAMP) $(D3_STAMP)
+test: $(STAMP) $(D3_STAMP) osmesa
 	$(PY) -m pytest -q
 	$(D3_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_d3rlpy_*.py
 

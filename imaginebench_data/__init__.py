@@ -16,8 +16,12 @@ The whole public API::
 
 from __future__ import annotations
 
-from .core.env import make_env
-from .domains import all_domains, domain_names, get_domain, register_domain
+from .core.gl import choose_mujoco_gl
+
+choose_mujoco_gl()  # before any domain imports mujoco: OSMesa on a headless machine without a GPU
+
+from .core.env import make_env  # noqa: E402
+from .domains import all_domains, domain_names, get_domain, register_domain  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -1,4 +1,4 @@
-"""The ``imaginebench`` command: list, build, card, inspect. Each command calls the library."""
+"""The ``imaginebench`` command: list, build, card, render, inspect. Each command calls the library."""
 
 from __future__ import annotations
 
@@ -232,6 +232,34 @@ def card(
     target = cards_dir or default_cards_dir(DatasetId.parse(dataset_id))
     for path in write_card_files(stored, quality_frame(dataset_id), target):
         console.print(f"wrote {path}")
+
+
+@app.command(epilog=_examples("imaginebench render imaginebench/clevr-hard-imaginary-v0 --episode 3",
+                               "imaginebench render imaginebench/babyai-easy-real-v0 --episode 0 --gif "
+                               "--out episode0.gif",
+                               "imaginebench render imaginebench/halfcheetah-train-real-v0 --episode 5 "
+                               "--every 10"))
+def render(
+    dataset_id: str,
+    episode: int = typer.Option(..., "--episode", help="Which episode (0-based, in Minari's order)."),
+    out: Path | None = typer.Option(None, "--out",
+                                    help="Where to write (default: <name>-episode<N>.png or .gif here)."),
+    every: int | None = typer.Option(None, "--every",
+                                     help="Draw every K-th state and the last (default: 8 states spread "
+                                          "evenly in a strip, every state in a GIF)."),
+    gif: bool = typer.Option(False, "--gif", help="Write an animated GIF instead of a PNG strip."),
+) -> None:
+    """Draw a stored episode, real or imagined, by putting the domain's simulator in each of its
+    states: a PNG strip of a few states, or a GIF."""
+    from .core.render import RenderError
+    from .drawing import draw_episode
+
+    try:
+        path = draw_episode(dataset_id, episode, out, every=every,
+                            gif=gif or (out is not None and out.suffix.lower() == ".gif"))
+    except RenderError as error:  # no renderer, or no OpenGL backend: say so in one line
+        raise ValueError(str(error)) from error
+    console.print(f"wrote {path}")
 
 
 @app.command(epilog=_examples("imaginebench verify", "imaginebench verify --domain clevr",

@@ -3,6 +3,8 @@ import os
 import numpy as np
 import pytest
 
+import imaginebench_data  # noqa: F401  first: it picks MuJoCo's OpenGL backend before mujoco is imported
+
 # Reference scores (random and expert returns per level, stored in every dataset's metadata)
 # average 10 episodes in a real build; two keep the tests' many small builds quick.
 os.environ.setdefault("IMAGINEBENCH_REFERENCE_EPISODES", "2")

@@ -1,4 +1,5 @@
-"""Render a card to ``cards/<name>.md``, ``cards/<name>.json`` and ``cards/<name>.png``."""
+"""Render a card to ``cards/<name>.md``, ``cards/<name>.json``, ``cards/<name>.png`` and, where
+the domain can draw its states, ``cards/<name>-episode.png`` (one episode, ``episode.py``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .card import Card
+from .episode import draw_card_episode
 from .oracle import plot_against_oracle
 
 
@@ -161,13 +163,18 @@ def plot_card(card: Card, frame: pd.DataFrame, path: Path) -> None:
 
 
 def write_card_files(card: Card, frame: pd.DataFrame, cards_dir: Path) -> list[Path]:
-    """Write the card's JSON, Markdown and plot; return the paths."""
+    """Write the card's JSON, Markdown and plots (statistics, one drawn episode, against the
+    oracle where there is one); return the paths."""
     cards_dir.mkdir(parents=True, exist_ok=True)
     name = card.dataset_id.name
     paths = [cards_dir / f"{name}.json", cards_dir / f"{name}.md", cards_dir / f"{name}.png"]
     paths[0].write_text(card.dumps())
     markdown = render_markdown(card)
     plot_card(card, frame, paths[2])
+    episode = cards_dir / f"{name}-episode.png"
+    if draw_card_episode(card, episode):
+        markdown += f"\n## One episode\n\n![the first episode of {name}]({episode.name})\n"
+        paths.append(episode)
     against = cards_dir / f"{name}-vs-oracle.png"
     if plot_against_oracle(card, frame, against):
         markdown += f"\n## Against the oracle\n\n![{name} against its oracle]({against.name})\n"

@@ -77,6 +77,10 @@ class Domain:
     - ``draw_states(ax, states)``: draws one episode's ``(T+1, D)`` states on a matplotlib
       axis (the cards' imagined-against-oracle figure); None where a picture of the state
       numbers would say little.
+    - ``render(sim)``: what ``sim`` shows now as an ``(H, W, 3)`` uint8 RGB image, the
+      domain's own renderer (MuJoCo's offscreen one, minigrid's); any stored state is drawn by
+      putting the simulator in it first (``core.render.draw_state``). None: the env has no
+      ``rgb_array`` render mode.
     """
 
     name: str
@@ -95,6 +99,7 @@ class Domain:
     decode_state: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
     recipe_module: str | None = None
     draw_states: Callable[[Any, np.ndarray], None] | None = None
+    render: Callable[[Simulator], np.ndarray] | None = None
 
     @property
     def discrete(self) -> bool:

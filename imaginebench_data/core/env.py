@@ -25,7 +25,7 @@ from .text import observation_space
 class ImagineEnv(gym.Env):
     """The eval env of the registered domain ``domain``; see the module docstring for the contract."""
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
 
     def __init__(self, domain: str, level: str = "train", task: str | None = None,
                  render_mode: str | None = None):
@@ -39,6 +39,11 @@ class ImagineEnv(gym.Env):
         self.pinned = self.domain.task(level, task) if task is not None else None
         self.observation_space = observation_space(self.domain.state_space)
         self.action_space = self.domain.action_space
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                             f"got {render_mode!r}")
+        if render_mode is not None and self.domain.render is None:
+            raise ValueError(f"domain {domain!r} has no renderer: render_mode must be None")
         self.render_mode = render_mode
         self._sim = None
         self._resets = 0
@@ -90,6 +95,19 @@ class ImagineEnv(gym.Env):
         truncated = (not success) and self.t >= self.task.horizon
         return self._obs(), reward, success, truncated, self._info(success)
 
+    def render(self) -> np.ndarray | None:
+        """``(H, W, 3)`` uint8: the current state, for ``render_mode="rgb_array"`` (None without
+        a render mode, as gymnasium's envs do)."""
+        if self.render_mode is None:
+            return None
+        return self.domain.render(self.sim)
+
+    def close(self) -> None:
+        from .render import close_renderers
+
+        close_renderers(self._sim)
+        super().close()
+
 
 def eval_env_spec(domain: str, level: str) -> gym.envs.registration.EnvSpec:
     """The registered spec of ``domain``'s env with ``level`` set: what a dataset stores as its
@@ -100,9 +118,11 @@ def eval_env_spec(domain: str, level: str) -> gym.envs.registration.EnvSpec:
     return replace(spec, kwargs={**spec.kwargs, "level": level})
 
 
-def make_env(domain: str, level: str = "train", task: str | None = None) -> gym.Env:
-    """The evaluation env of ``domain`` at ``level`` (optionally pinned to one task)."""
+def make_env(domain: str, level: str = "train", task: str | None = None,
+             render_mode: str | None = None) -> gym.Env:
+    """The evaluation env of ``domain`` at ``level`` (optionally pinned to one task; with
+    ``render_mode="rgb_array"``, ``render()`` draws the current state)."""
     from ..domains import get_domain
 
     kwargs = {"level": level} if task is None else {"level": level, "task": task}
-    return gym.make(get_domain(domain).env_id, **kwargs)
+    return gym.make(get_domain(domain).env_id, render_mode=render_mode, **kwargs)

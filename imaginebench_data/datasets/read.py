@@ -13,7 +13,7 @@ ours sees a complete version of each dataset.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -116,11 +116,15 @@ def open_dataset(dataset_id: str | DatasetId) -> tuple[minari.MinariDataset, Car
     return minari.MinariDataset(folder), card
 
 
-def stored_episodes(dataset: minari.MinariDataset, domain: Domain) -> Iterator[Episode]:
+def stored_episodes(dataset: minari.MinariDataset, domain: Domain,
+                    positions: Sequence[int] | None = None) -> Iterator[Episode]:
     """The stored episodes of ``dataset``, in Minari's episode order, as ``Episode`` objects:
     the arrays Minari reads back in the dtypes the writer hashed, their per-episode metadata,
-    the checkers' per-step flags (``infos``) and the stored simulator states, if any."""
+    the checkers' per-step flags (``infos``) and the stored simulator states, if any.
+    ``positions``: only the episodes at these places of that order (0-based), in that order."""
     indices = [int(i) for i in dataset.episode_indices]
+    if positions is not None:
+        indices = [indices[p] for p in positions]
     for start in range(0, len(indices), CHUNK):
         chunk = indices[start:start + CHUNK]
         metadatas = dataset.storage.get_episode_metadata(chunk)

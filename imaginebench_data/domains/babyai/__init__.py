@@ -9,6 +9,7 @@ from ...core.domain import Domain, OriginalLayout
 from . import checks, original
 from .draw import draw_states
 from .expert import BabyAIExpert
+from .render import render
 from .sim import ACTION_NAMES, N_ACTIONS, STATE_DIM, BabyAISimulator
 from .tasks import HORIZON, SHAPING, STAGE_PENALTY, tasks
 
@@ -28,6 +29,7 @@ DOMAIN = Domain(
                             slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
     decode_state=lambda prev, states: np.rint(states),  # regressed cells, colours, flags: grid integers
     draw_states=draw_states,
+    render=render,
     notes={
         "state": "17 numbers, cells as (row, col) on a 15-column x 8-row minigrid grid: ball colour, "
         "row, col (0-2); box (3-5); key (6-8); door colour, row, col, state 0 open / 1 closed / "

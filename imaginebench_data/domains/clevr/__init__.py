@@ -9,6 +9,7 @@ from ...core.domain import Domain, OriginalLayout
 from . import checks, original
 from .draw import draw_states
 from .expert import ClevrExpert
+from .render import render
 from .sim import N_ACTIONS, STATE_DIM, TABLE_HALF, ClevrSimulator
 from .tasks import tasks
 
@@ -28,6 +29,7 @@ DOMAIN = Domain(
                             task_key=original.task_key, templates=original.templates,
                             slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
     draw_states=draw_states,
+    render=render,
     notes={
         "state": "10 numbers: (x, y) in metres of the red, blue, green, purple, cyan balls.",
         "action": "Discrete(40): ball = a // 8, direction = a % 8 of "

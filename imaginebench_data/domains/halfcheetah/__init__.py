@@ -9,6 +9,7 @@ from ...core.domain import Domain, OriginalLayout
 from . import checks, original
 from .expert import HalfCheetahExpert
 from .layout import ORIGINAL_DIM, STATE_DIM, decode, from_original
+from .render import render
 from .sim import SIM_STATE_DIM, HalfCheetahSimulator
 from .tasks import HORIZON, tasks
 
@@ -28,6 +29,7 @@ DOMAIN = Domain(
                             templates=original.templates,
                             slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
     decode_state=decode,  # a generator's counters: moved on by its dx, never regressed
+    render=render,
     notes={
         "state": "22 numbers: 0 dx, the root's x displacement in the last step (m; 0 in a reset "
         "state, where the original put the absolute x); 1-8 qpos[1:9] (torso height relative to the "

@@ -10,6 +10,7 @@ from ...core.domain import Domain, OriginalLayout
 from . import checks, original
 from .expert import LiberoExpert
 from .layout import STATE_DIM
+from .render import render
 from .sim import SIM_STATE_DIM, LiberoSimulator
 from .tasks import HORIZON, tasks
 
@@ -27,6 +28,7 @@ DOMAIN = Domain(
     transition_tolerance=checks.TRANSITION_TOLERANCE,
     original=OriginalLayout(prefix="libero", state_dim=STATE_DIM, templates=original.templates,
                             slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
+    render=render,
     notes={
         "state": "44 numbers: 0-6 Panda joint angles (rad), 7-9 grip site xyz, 10-13 hand quaternion "
         "(xyzw), 14-15 finger positions (m, +-0.04 = open), then xyz + xyzw quaternion of the "

@@ -9,6 +9,7 @@ from ...core.domain import Domain, OriginalLayout
 from . import checks, original
 from .expert import MetaWorldExpert
 from .layout import STATE_DIM, decode
+from .render import render
 from .sim import SIM_STATE_DIM, MetaWorldSimulator
 from .tasks import HORIZON, LONG_HORIZON, LONG_TASKS, STAGED_HORIZON, tasks
 
@@ -27,6 +28,7 @@ DOMAIN = Domain(
     original=OriginalLayout(prefix="metaworld", state_dim=STATE_DIM, templates=original.templates,
                             slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
     decode_state=decode,  # slots empty at the start stay empty: a scene's entities are its task's
+    render=render,
     notes={
         "state": "91 numbers in fixed entity slots, the same for every task: 0-2 gripper tool "
         "centre xyz, 3 gripper opening (0 closed .. 1 open), 4-6 target location (goal xyz of the "
