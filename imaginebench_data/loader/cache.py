@@ -1,8 +1,9 @@
 """The loader's on-disk cache of flattened transitions: keyed by what it holds, checked when
 read, and optional.
 
-An entry is two files, ``<stem>.npz`` (the arrays) and ``<stem>.json`` (the strings, the
-card, and ``npz_sha256``, the content hash of the ``.npz``). The stem names the dataset and a
+An entry is two files, ``<stem>.npz`` (every array, the episode table's columns included)
+and ``<stem>.json`` (a few short string tables and ``npz_sha256``, the content hash of the
+``.npz``), so a reload is mostly one ``np.load`` whatever the number of episodes. The stem names the dataset and a
 key over the cache format and the card's checksum; the loader writes an entry only for data
 that hashed to that checksum while it was flattened, so data changed after it was written is
 never cached under the checksum of the clean data.
@@ -28,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-CACHE_VERSION = 2  # 2: entries carry the content hash of their arrays
+CACHE_VERSION = 3  # 2: entries carry the content hash of their arrays; 3: the episode table in the .npz
 _verified: dict[tuple[str, int, int], str] = {}  # (npz path, size, mtime_ns) -> its sha256
 _warned: set[str] = set()
 
@@ -52,9 +53,11 @@ def remove(stem: Path) -> None:
             _file(stem, suffix).unlink()
 
 
-def read(stem: Path, names: tuple[str, ...]) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+def read(stem: Path, names: tuple[str, ...], aligned: tuple[tuple[str, ...], ...] = ()
+         ) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
     """The cached arrays ``names`` and the JSON of entry ``stem``, or None when there is no
-    valid entry (an invalid one is removed)."""
+    valid entry (an invalid one is removed). The arrays of each group in ``aligned`` must have
+    one length."""
     npz, meta = _file(stem, ".npz"), _file(stem, ".json")
     if not (npz.is_file() and meta.is_file()):
         return None
@@ -68,8 +71,9 @@ def read(stem: Path, names: tuple[str, ...]) -> tuple[dict[str, np.ndarray], dic
             _verified[identity] = strings["npz_sha256"]
         with np.load(npz, allow_pickle=False) as data:
             arrays = {name: data[name] for name in names}
-        if len({len(arrays[name]) for name in names}) != 1:
-            raise ValueError("the arrays have different lengths")
+        for group in aligned:
+            if len({len(arrays[name]) for name in group}) != 1:
+                raise ValueError(f"the arrays {', '.join(group)} have different lengths")
     except Exception as error:  # any damage: the entry is rebuilt from the dataset
         warnings.warn(f"cache entry {stem} is damaged ({type(error).__name__}: {error}); rebuilding it",
                       stacklevel=3)
@@ -79,7 +83,7 @@ def read(stem: Path, names: tuple[str, ...]) -> tuple[dict[str, np.ndarray], dic
 
 
 def write(stem: Path, arrays: dict[str, np.ndarray], strings: dict[str, Any],
-          default: Callable[[Any], Any]) -> bool:
+          default: Callable[[Any], Any] | None = None) -> bool:
     """Write entry ``stem`` atomically; False (with one warning per folder) when it cannot be."""
     temporary = [_file(stem, f"{suffix}.tmp-{os.getpid()}") for suffix in (".npz", ".json")]
     try:
