@@ -81,6 +81,9 @@ class Sampler:
         self.embeddings = None if self.encoder is None else self.encoder.encode(self.instructions)
         self.discrete = np.issubdtype(self.datasets[0].actions.dtype, np.integer)
         self.rng = np.random.default_rng(seed)
+        self._every = [len(v) == len(t) for v, t in zip(self.valid, self.datasets)]  # no row filtered out
+        self._source_ids = np.arange(len(self.datasets), dtype=np.int64)
+        self._split_cache: dict[int, np.ndarray] = {}
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{n}: {r:.3g} ({self.counts[n]})" for n, r in zip(self.names, self.ratios))
@@ -130,30 +133,45 @@ class Sampler:
         """
         if batch_size < 0:
             raise ValueError(f"batch_size must be non-negative, got {batch_size}")
-        picks = largest_remainder(self.ratios, batch_size)
-        chosen = [valid[self.rng.integers(len(valid), size=n)] for valid, n in zip(self.valid, picks)]
+        picks = self._picks(batch_size)
+        # The same draws as valid[rng.integers(len(valid), n)]; without filters valid is 0..n-1.
+        chosen = []
+        for valid, n, every in zip(self.valid, picks, self._every):
+            rows = self.rng.integers(len(valid), size=n)
+            chosen.append(rows if every else valid[rows])
         batch: dict[str, np.ndarray] = {}
-        for key in ("observations", "next_observations", "actions", "rewards", "terminals", "timeouts"):
-            batch[key] = np.concatenate([getattr(t, key)[rows] for t, rows in zip(self.datasets, chosen)])
+        for key in _BATCH_KEYS:
+            parts = [getattr(t, key)[rows] for t, rows in zip(self.datasets, chosen)]
+            batch[key] = parts[0] if len(parts) == 1 else np.concatenate(parts)
         if self.embeddings is not None:
-            table_rows = np.concatenate([m[t.instruction_ids[rows]] for t, m, rows
-                                         in zip(self.datasets, self._to_table, chosen)])
-            batch["instruction_embeddings"] = self.embeddings[table_rows]
-        batch["dataset"] = np.repeat(np.arange(len(self.datasets), dtype=np.int64), picks)
+            table_rows = [m[t.instruction_ids[rows]] for t, m, rows in zip(self.datasets, self._to_table, chosen)]
+            batch["instruction_embeddings"] = self.embeddings[
+                table_rows[0] if len(table_rows) == 1 else np.concatenate(table_rows)]
+        batch["dataset"] = np.repeat(self._source_ids, picks)
         if with_index:
-            batch["index"] = np.concatenate(chosen).astype(np.int64)
+            batch["index"] = np.concatenate(chosen).astype(np.int64, copy=False)
         return batch if as_numpy else self._to_torch(batch, device)
+
+    def _picks(self, batch_size: int) -> np.ndarray:
+        """``largest_remainder(self.ratios, batch_size)``, computed once per batch size."""
+        picks = self._split_cache.get(batch_size)
+        if picks is None:
+            picks = self._split_cache[batch_size] = largest_remainder(self.ratios, batch_size)
+        return picks
 
     def _to_torch(self, batch: dict[str, np.ndarray], device: Any) -> dict[str, Any]:
         import torch
 
         out = {}
         for key, value in batch.items():
-            if key in ("dataset", "index") or (key == "actions" and self.discrete):
-                out[key] = torch.as_tensor(value.astype(np.int64), device=device)
-            else:
-                out[key] = torch.as_tensor(value.astype(np.float32), device=device)
+            dtype = np.int64 if key in ("dataset", "index") or (key == "actions" and self.discrete) else np.float32
+            # The gathered arrays are fresh, so torch shares them; only other dtypes are converted.
+            tensor = torch.from_numpy(value if value.dtype == dtype else value.astype(dtype))
+            out[key] = tensor if device is None else tensor.to(device)
         return out
+
+
+_BATCH_KEYS = ("observations", "next_observations", "actions", "rewards", "terminals", "timeouts")
 
 
 def _unique_names(names: list[str]) -> list[str]:
