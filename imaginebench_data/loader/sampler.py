@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .encoders import DEFAULT_ENCODER, Encoder, get_encoder
+from .encoders import DEFAULT_ENCODER, Encoder, cached_encode, get_encoder
 from .filters import FILTERS, PRESETS, resolve_filters
-from .transitions import Transitions, load
+from .transitions import Transitions, default_cache_dir, load
 
 __all__ = ["Sampler", "largest_remainder", "FILTERS", "PRESETS"]
 
@@ -48,6 +48,9 @@ class Sampler:
             keeps every transition, illegal and goal-inconsistent imagined ones included (see
             ``loader/filters.py``; the cards give their shares).
         seed: seed of the sampler's random generator.
+        cache_dir: the loader's cache folder (default ``default_cache_dir()``): the transitions
+            of datasets given by id, and a Hugging Face encoder's embeddings of the instructions
+            (see ``encoders.cached_encode``), so that a later start loads no model.
 
     Attributes:
         names: ``dataset_id`` of each dataset (suffixed ``#k`` when repeated).
@@ -78,8 +81,8 @@ class Sampler:
         self._to_table = [np.asarray([position[s] for s in t.instructions], dtype=np.int64)
                           for t in self.datasets]
         self.encoder: Encoder | None = get_encoder(encoder)
-        self.embeddings = (None if self.encoder is None
-                           else np.asarray(self.encoder.encode(self.instructions), dtype=np.float32))
+        self.embeddings = (None if self.encoder is None else np.asarray(
+            cached_encode(self.encoder, self.instructions, cache_dir or default_cache_dir()), dtype=np.float32))
         self.discrete = np.issubdtype(self.datasets[0].actions.dtype, np.integer)
         self.rng = np.random.default_rng(seed)
         self._every = [len(v) == len(t) for v, t in zip(self.valid, self.datasets)]  # no row filtered out
