@@ -4,6 +4,9 @@
   clock), for BabyAI's train set and a CLEVR build of ``--clevr-episodes`` episodes, each
   into a temporary Minari folder; the builds of one id must give the same checksum and the
   same bytes of ``main_data.hdf5`` whatever the number of workers;
+- per episode, what a worker does (roll out and check) against what the main process does
+  (unpickle, validate, hash, write the HDF5 group): with two workers the main process bounds
+  the speedup at ``(worker + main) / max(worker / 2, main)``, whatever else shares the cores;
 - a CLEVR reset (``episode_start``: task, phrasing and a random scene whose balls are apart)
   against the random scenes drawn and checked one try at a time, as before issue 16.
 
@@ -62,6 +65,38 @@ def workers_speedup(dataset_id: str, episodes: int | None, rounds: int, workdir:
           f"  ({same}; checksum {next(iter(digests))[0][:12]})")
 
 
+def per_episode(dataset_id: str, count: int, workdir: Path) -> None:
+    import pickle
+
+    from imaginebench_data.datasets import hdf5_layout
+    from imaginebench_data.datasets.checksum import ArrayChecksum
+    from imaginebench_data.datasets.writer import _buffers
+    from imaginebench_data.pipeline.generators import _WORKER, _expert_job, _init_worker
+    from imaginebench_data.pipeline.recipe import load_recipes
+    from imaginebench_data.quality.frame import episode_row
+
+    recipe = load_recipes()[dataset_id]
+    _init_worker(recipe.domain)
+    domain = _WORKER["domain"]
+    start = time.perf_counter()
+    episodes = [_expert_job((recipe.level, index, recipe.seed)) for index in range(count)]
+    worker = (time.perf_counter() - start) / count
+
+    def main_process() -> float:
+        start = time.perf_counter()
+        received = [pickle.loads(pickle.dumps(episode)) for episode in episodes]
+        buffers = _buffers(received, domain, lambda e: episode_row(domain, e.metadata, e.rewards, e.infos),
+                           ArrayChecksum())
+        hdf5_layout.write_file(workdir / "per-episode.hdf5", buffers)
+        return (time.perf_counter() - start) / count
+
+    main = min(main_process() for _ in range(3))
+    bound = (worker + main) / max(worker / 2, main)
+    print(f"{dataset_id}, per episode ({count}): worker (roll out, check) {worker * 1e3:6.2f} ms | "
+          "main process "
+          f"(unpickle, validate, hash, write) {main * 1e3:6.2f} ms | 2-worker bound {bound:4.2f}x")
+
+
 def one_try_at_a_time(rng: np.random.Generator) -> np.ndarray:
     """CLEVR's random scene as drawn before issue 16 (the reference)."""
     from imaginebench_data.domains.clevr import sim
@@ -97,7 +132,8 @@ def clevr_reset(count: int = 200) -> None:
     reset = min(resets() for _ in range(3))
     new = min(scenes(sim.random_state) for _ in range(3))
     old = min(scenes(one_try_at_a_time) for _ in range(3))
-    print(f"CLEVR reset (episode_start): {reset * 1e3:7.3f} ms | random scene {new * 1e3:7.3f} ms, one try at a "
+    print(f"CLEVR reset (episode_start): {reset * 1e3:7.3f} ms | random scene {new * 1e3:7.3f} ms, "
+          "one try at a "
           f"time (before) {old * 1e3:7.3f} ms | ratio {new / old:5.2f}x")
 
 
@@ -108,9 +144,11 @@ def main() -> None:
     args = parser.parse_args()
     clevr_reset()
     with tempfile.TemporaryDirectory() as tmp:
+        per_episode("imaginebench/babyai-train-real-v0", 300, Path(tmp))
         workers_speedup("imaginebench/babyai-train-real-v0", None, args.rounds, Path(tmp) / "babyai")
         if args.clevr_episodes:
-            workers_speedup("imaginebench/clevr-train-real-v0", args.clevr_episodes, args.rounds, Path(tmp) / "clevr")
+            workers_speedup("imaginebench/clevr-train-real-v0", args.clevr_episodes, args.rounds,
+                            Path(tmp) / "clevr")
 
 
 if __name__ == "__main__":

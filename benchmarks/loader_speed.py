@@ -75,7 +75,8 @@ def npz_read(path: Path) -> int:
 
 
 ROW_ARRAYS = ("observations", "next_observations", "actions", "rewards", "terminals", "timeouts",
-              "episode_ids", "steps", "instruction_ids", "legal", "transition_ok", "success", "goal_consistent")
+              "episode_ids", "steps", "instruction_ids", "legal", "transition_ok", "success",
+              "goal_consistent")
 
 
 def reference_arrays(transitions: ib.Transitions) -> dict[str, np.ndarray]:
@@ -201,7 +202,8 @@ def make_large(dataset_id: str, episodes: int, root: Path) -> None:
     previous = os.environ["MINARI_DATASETS_PATH"]
     os.environ["MINARI_DATASETS_PATH"] = str(root)
     try:
-        publish(DatasetId.parse(dataset_id), islice(cycle(source), episodes), domain, scale="demo", provenance=dict,
+        publish(DatasetId.parse(dataset_id), islice(cycle(source), episodes), domain, scale="demo",
+                provenance=dict,
                 description="benchmark: demo episodes repeated", cards_dir=root / "cards",
                 total=episodes, progress=False)
     finally:

@@ -263,7 +263,12 @@ def test_the_cache_round_trips_every_array_and_the_episode_table_exactly(dataset
 def test_an_empty_episode_table_round_trips(datasets):
     import pandas as pd
 
-    from imaginebench_data.loader.transitions import _episode_frame, _EPISODE_COLUMNS, _read_cache, _write_cache
+    from imaginebench_data.loader.transitions import (
+        _EPISODE_COLUMNS,
+        _episode_frame,
+        _read_cache,
+        _write_cache,
+    )
 
     write_dataset(TOY)
     flat = load(TOY, cache_dir=datasets / "first")

@@ -72,7 +72,8 @@ class HFEncoder:
         self.batch_size = batch_size
         self._loaded: tuple | None = None  # (tokenizer, model), read on the first text to embed
         config = json.loads((self.path / "config.json").read_text())
-        self.dim = int(config["hidden_size"]) if "hidden_size" in config else int(self.model.config.hidden_size)
+        hidden = config.get("hidden_size")
+        self.dim = int(hidden) if hidden is not None else int(self.model.config.hidden_size)
 
     @property
     def tokenizer(self):

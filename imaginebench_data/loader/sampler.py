@@ -81,8 +81,10 @@ class Sampler:
         self._to_table = [np.asarray([position[s] for s in t.instructions], dtype=np.int64)
                           for t in self.datasets]
         self.encoder: Encoder | None = get_encoder(encoder)
-        self.embeddings = (None if self.encoder is None else np.asarray(
-            cached_encode(self.encoder, self.instructions, cache_dir or default_cache_dir()), dtype=np.float32))
+        self.embeddings = None
+        if self.encoder is not None:
+            table = cached_encode(self.encoder, self.instructions, cache_dir or default_cache_dir())
+            self.embeddings = np.asarray(table, dtype=np.float32)
         self.discrete = np.issubdtype(self.datasets[0].actions.dtype, np.integer)
         self.rng = np.random.default_rng(seed)
         self._every = [len(v) == len(t) for v, t in zip(self.valid, self.datasets)]  # no row filtered out
@@ -151,22 +153,24 @@ class Sampler:
             rows = chosen[0]
             batch = {key: np.take(column, rows, axis=0) for key, column in columns[0].items()}
         else:
-            batch = {key: np.concatenate([np.take(source[key], rows, axis=0) for source, rows in zip(columns, chosen)])
-                     for key in _BATCH_KEYS}
+            batch = {key: np.concatenate([np.take(source[key], rows, axis=0)
+                                          for source, rows in zip(columns, chosen)]) for key in _BATCH_KEYS}
         if self.embeddings is not None:
-            table_rows = [m[t.instruction_ids[rows]] for t, m, rows in zip(self.datasets, self._to_table, chosen)]
-            batch["instruction_embeddings"] = np.take(
-                self.embeddings, table_rows[0] if len(table_rows) == 1 else np.concatenate(table_rows), axis=0)
-        batch["dataset"] = np.repeat(self._source_ids, picks)
+            table_rows = [m[t.instruction_ids[rows]]
+                          for t, m, rows in zip(self.datasets, self._to_table, chosen)]
+            table_rows = table_rows[0] if len(table_rows) == 1 else np.concatenate(table_rows)
+            batch["instruction_embeddings"] = np.take(self.embeddings, table_rows, axis=0)
+        batch["dataset"] = (np.zeros(batch_size, np.int64) if len(picks) == 1
+                            else np.repeat(self._source_ids, picks))
         if with_index:
             batch["index"] = np.concatenate(chosen).astype(np.int64, copy=False)
         if as_numpy:
             return batch
-        import torch
-
         # Every array is freshly gathered in its tensor's dtype, so torch takes it without a copy.
-        return {key: torch.from_numpy(value) if device is None else torch.from_numpy(value).to(device)
-                for key, value in batch.items()}
+        from_numpy = _torch().from_numpy
+        if device is None:
+            return {key: from_numpy(value) for key, value in batch.items()}
+        return {key: from_numpy(value).to(device) for key, value in batch.items()}
 
     def _picks(self, batch_size: int) -> np.ndarray:
         """``largest_remainder(self.ratios, batch_size)``, computed once per batch size."""
@@ -179,10 +183,18 @@ class Sampler:
         """Per dataset, the batch arrays in their tensors' dtypes (float32, int64 discrete
         actions), converted once on the first torch batch (the flags take 4 bytes a row)."""
         if self._torch_ready is None:
-            self._torch_ready = [
-                {key: column.astype(np.int64 if key == "actions" and self.discrete else np.float32, copy=False)
-                 for key, column in source.items()} for source in self._numpy_columns]
+            def dtype(key: str) -> type:
+                return np.int64 if key == "actions" and self.discrete else np.float32
+
+            self._torch_ready = [{key: column.astype(dtype(key), copy=False)
+                                  for key, column in source.items()} for source in self._numpy_columns]
         return self._torch_ready
+
+
+def _torch():
+    import torch  # on the first torch batch: a numpy-only user never imports it
+
+    return torch
 
 
 _BATCH_KEYS = ("observations", "next_observations", "actions", "rewards", "terminals", "timeouts")

@@ -217,7 +217,8 @@ def _append_episode(parts: dict[str, list[np.ndarray]], index: int, episode: Epi
 def _episode_frame(columns: dict[str, Any]) -> pd.DataFrame:
     """The ``episodes`` table from one sequence per column, in ``_EPISODE_DTYPES`` (one
     constructor for flattened and cached data, so both give the same dtypes)."""
-    return pd.DataFrame({name: pd.Series(columns[name], dtype=dtype) for name, dtype in _EPISODE_DTYPES.items()})
+    return pd.DataFrame({name: pd.Series(columns[name], dtype=dtype)
+                         for name, dtype in _EPISODE_DTYPES.items()})
 
 
 def _episode_arrays(episodes: pd.DataFrame) -> tuple[dict[str, np.ndarray], dict[str, list[str]]]:
@@ -256,7 +257,8 @@ def _read_cache(stem: Path, dataset_id: str, card: Card) -> Transitions | None:
         columns[name] = np.asarray(strings["episode_strings"][name], dtype=object)[columns[name]]
     for name, dtype in _EPISODE_DTYPES.items():
         if dtype == "Int64":
-            columns[name] = pd.arrays.IntegerArray(columns[name], arrays.pop(_EPISODE_PREFIX + name + "_missing"))
+            missing = arrays.pop(_EPISODE_PREFIX + name + "_missing")
+            columns[name] = pd.arrays.IntegerArray(columns[name], missing)
     return Transitions(dataset_id=dataset_id, instructions=strings["instructions"],
                        episodes=_episode_frame(columns), card=card, **arrays)
 
