@@ -52,7 +52,7 @@ _EPISODE_DTYPES = {"episode_id": "int64", "task_id": "str", "level": "str", "phr
                    "source": "str", "seed": "Int64", "length": "int64", "return": "float64"}
 _EPISODE_COLUMNS = tuple(_EPISODE_DTYPES)
 _STRING_COLUMNS = tuple(name for name, dtype in _EPISODE_DTYPES.items() if dtype == "str")
-_EPISODE_PREFIX = "episodes__"  # the episode table's columns in the cache's .npz
+_EPISODE_PREFIX = "episodes__"  # the episode table's columns among the cache entry's arrays
 
 
 @dataclass(eq=False)
@@ -109,10 +109,11 @@ def load(dataset_id: str | DatasetId, *, cache_dir: str | os.PathLike | None = N
     """Load ``dataset_id`` (e.g. ``"imaginebench/clevr-train-real-v0"``) as flat transitions.
 
     The dataset is read from ``$MINARI_DATASETS_PATH`` (default ``~/.minari/datasets``) once,
-    flattened, and cached in ``cache_dir`` (default ``default_cache_dir()``) as a ``.npz``
-    plus a JSON for strings, keyed by the card's checksum (see ``loader/cache.py``: entries
-    are checked when read and rebuilt when damaged; a cache that cannot be written only
-    makes loading slower). Later loads read the cache without Minari.
+    flattened, and cached in ``cache_dir`` (default ``default_cache_dir()``) as one
+    ``.ibcache`` file (every array, the episode table's columns included, and the strings),
+    keyed by the card's checksum (see ``loader/cache.py``: entries are checked when read and
+    rebuilt when damaged; a cache that cannot be written only makes loading slower). Later
+    loads read the cache without Minari.
 
     Raises ``DatasetNotFoundError`` (a ``KeyError``) naming the id, the folder searched and
     the locally available imaginebench ids, and ``DatasetChangedError`` (a ``ValueError``)
