@@ -52,6 +52,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/loader_speed.py
+	$(PY) benchmarks/collection_speed.py
 	$(PY) benchmarks/imagine_speed.py
 
 clean:

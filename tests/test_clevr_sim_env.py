@@ -34,6 +34,49 @@ def test_random_scenes_keep_balls_apart():
         assert gaps.min() >= 2 * BALL_RADIUS + 0.1 - 1e-6
 
 
+def _one_try_at_a_time(rng):
+    """The random scene as drawn before issue 16: one try of 5 centres at a time, until every
+    two balls' surfaces are SPAWN_GAP apart."""
+    from imaginebench_data.domains.clevr import sim
+
+    while True:
+        centres = rng.uniform(sim.SPAWN_LOW, sim.SPAWN_HIGH, size=(sim.N_BALLS, 2))
+        gaps = np.linalg.norm(centres[:, None] - centres[None], axis=-1)
+        if np.all(gaps[np.triu_indices(sim.N_BALLS, 1)] >= 2 * sim.BALL_RADIUS + sim.SPAWN_GAP):
+            return centres.reshape(-1).astype(np.float32)
+
+
+def test_random_scenes_and_every_later_draw_are_those_of_one_try_at_a_time():
+    """Tries are drawn and checked in blocks, then the generator is wound back: the scene, the
+    generator's state (its buffered 32-bit half included) and all later draws are unchanged."""
+    sim = ClevrSimulator()
+    for seed in range(150):
+        before, after = np.random.default_rng(seed), np.random.default_rng(seed)
+        assert before.integers(7) == after.integers(7)  # leaves half a 64-bit step buffered
+        for _ in range(3):
+            assert np.array_equal(_one_try_at_a_time(before), sim.random_state(after)), seed
+            assert before.integers(5) == after.integers(5)
+        assert before.bit_generator.state == after.bit_generator.state
+        assert before.random() == after.random()
+    # A generator that cannot skip ahead is drawn one try at a time.
+    before, after = (np.random.Generator(np.random.MT19937(3)) for _ in range(2))
+    assert np.array_equal(_one_try_at_a_time(before), sim.random_state(after))
+    assert before.random() == after.random()
+
+
+def test_the_first_train_episodes_have_the_checksum_they_had(minari_root, tmp_path):
+    """Eight episodes of the train set hash as they did before resets drew tries in blocks."""
+    from imaginebench_data.pipeline.build import build
+
+    card = build("imaginebench/clevr-train-real-v0", episodes=8, workers=1, cards_dir=tmp_path / "cards",
+                 progress=False).card
+    assert card.checksum == EIGHT_TRAIN_EPISODES
+
+
+# The checksum of `imaginebench build imaginebench/clevr-train-real-v0 --episodes 8` at commit 85e700c.
+EIGHT_TRAIN_EPISODES = "7d8b85fccdabaa56f659a2f1a8b25d89081b0abe1764d5cc8c1444fb74949e0e"
+
+
 def test_easy_episode_lasts_one_step():
     env = gym.make("imaginebench/Clevr-v0", level="easy", task="push-blue-right")
     env.reset(seed=0)

@@ -60,6 +60,46 @@ def test_mean_pooling_ignores_padding(tiny_bert):
     np.testing.assert_allclose(padded[1], alone[0], atol=1e-5)
 
 
+def test_the_model_is_read_on_the_first_text_only(tiny_bert):
+    encoder = HFEncoder(tiny_bert, name="lazy")
+    assert encoder.dim == 32 and encoder._loaded is None  # the dimension comes from config.json
+    assert encoder.encode(["push the ball"]).shape == (1, 32)
+    assert encoder._loaded is not None
+
+
+def test_embeddings_kept_on_disk_serve_a_later_process_without_the_model(tiny_bert, tmp_path):
+    import imaginebench_data.loader.encoders as encoders
+    from imaginebench_data.loader.encoders import cached_encode
+
+    texts = ["push the red ball", "gather all balls around the green ball", "push the red ball"]
+    first = cached_encode(HFEncoder(tiny_bert, name="disk"), texts, tmp_path)
+    assert len(list(tmp_path.glob("embeddings-*.ibcache"))) == 1
+    encoders._EMBEDDINGS.clear()  # as in a new process
+    later = HFEncoder(tiny_bert, name="disk")
+    np.testing.assert_array_equal(cached_encode(later, texts, tmp_path), first)
+    assert later._loaded is None  # every text came from the disk
+    more = cached_encode(later, ["move the blue ball", texts[1]], tmp_path)  # a new text: encoded, added
+    np.testing.assert_array_equal(more[1], first[1])
+    encoders._EMBEDDINGS.clear()
+    again = HFEncoder(tiny_bert, name="disk")
+    np.testing.assert_array_equal(cached_encode(again, ["move the blue ball"], tmp_path), more[:1])
+    assert again._loaded is None
+    # Another model directory (or name) never reads these embeddings.
+    assert HFEncoder(tiny_bert, name="other").fingerprint() != again.fingerprint()
+
+
+def test_a_damaged_embedding_cache_is_rebuilt(tiny_bert, tmp_path):
+    from imaginebench_data.loader.encoders import cached_encode
+
+    texts = ["push the red ball"]
+    first = cached_encode(HFEncoder(tiny_bert, name="damaged"), texts, tmp_path)
+    entry = next(tmp_path.glob("embeddings-*.ibcache"))
+    entry.write_bytes(entry.read_bytes()[:-8])
+    with pytest.warns(UserWarning, match="is damaged.*rebuilding"):
+        again = cached_encode(HFEncoder(tiny_bert, name="damaged"), texts, tmp_path)
+    np.testing.assert_allclose(again, first)
+
+
 def test_none_and_bad_specs(tmp_path):
     assert get_encoder(None) is None
     with pytest.raises(ValueError, match="no-such-model"):

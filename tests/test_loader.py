@@ -133,7 +133,7 @@ def test_instructions_flags_and_episodes(datasets):
 def test_cache_skips_minari_and_checksum_invalidates(datasets, monkeypatch):
     write_dataset("imaginebench/toy-train-real-v0")
     first = load("imaginebench/toy-train-real-v0")
-    assert len(list((datasets / "cache").glob("*.npz"))) == 1
+    assert len(list((datasets / "cache").glob("*.ibcache"))) == 1
 
     def fail(*args, **kwargs):
         raise RuntimeError("minari.MinariDataset called")
@@ -162,7 +162,7 @@ def test_cache_skips_minari_and_checksum_invalidates(datasets, monkeypatch):
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(datasets / "minari"))
     third = load("imaginebench/toy-train-real-v0", cache_dir=datasets / "cache")
     np.testing.assert_allclose(third.rewards, first.rewards + 5.0, rtol=1e-6)
-    assert len(list((datasets / "cache").glob("*.npz"))) == 2
+    assert len(list((datasets / "cache").glob("*.ibcache"))) == 2
 
 
 def test_a_dataset_without_a_card_is_refused_by_name(datasets):
@@ -208,24 +208,75 @@ def test_changed_data_is_neither_served_nor_cached_and_a_clean_copy_loads_again(
     np.testing.assert_array_equal(again.rewards, clean.rewards)
 
 
-@pytest.mark.parametrize("damage", ["truncate", "flip", "json"])
+@pytest.mark.parametrize("damage", ["truncate", "flip-data", "flip-header", "extend", "magic"])
 def test_a_damaged_cache_entry_is_rebuilt(datasets, damage):
     write_dataset(TOY)
     first = load(TOY)
-    npz = next((datasets / "cache").glob("*.npz"))
+    entry = next((datasets / "cache").glob("*.ibcache"))
+    data = bytearray(entry.read_bytes())
     if damage == "truncate":
-        npz.write_bytes(npz.read_bytes()[:100])
-    elif damage == "flip":
-        data = bytearray(npz.read_bytes())
-        data[len(data) // 2] ^= 0xFF
-        npz.write_bytes(bytes(data))
+        data = data[:100]
+    elif damage == "flip-data":
+        data[-20] ^= 0xFF  # inside the last array
+    elif damage == "flip-header":
+        position = data.index(b"Push the red ball.")  # an instruction, still valid JSON after the flip
+        data[position] ^= 0x20
+    elif damage == "extend":
+        data += b"\0"
     else:
-        npz.with_suffix(".json").write_text("{not json")
+        data[:8] = b"NOTCACHE"
+    entry.write_bytes(bytes(data))
     with pytest.warns(UserWarning, match="is damaged.*rebuilding"):
         second = load(TOY)
     np.testing.assert_array_equal(second.rewards, first.rewards)
     np.testing.assert_array_equal(second.observations, first.observations)
+    assert second.instructions == first.instructions
     assert load(TOY).rewards.tolist() == first.rewards.tolist()  # the rebuilt entry serves again
+
+
+def test_the_cache_round_trips_every_array_and_the_episode_table_exactly(datasets):
+    """A reload from the cache gives what flattening gave: every array with its dtype and
+    shape, the instructions, and the episode table with its dtypes (a missing seed included)."""
+    import pandas as pd
+
+    from imaginebench_data.loader import cache
+    from imaginebench_data.loader.transitions import _ARRAYS, _read_cache, _write_cache
+
+    write_dataset(TOY)
+    flat = load(TOY, cache_dir=datasets / "first")
+    flat.episodes.loc[2, "seed"] = pd.NA  # a seed the table does not know
+    stem = datasets / "manual" / "entry"
+    _write_cache(stem, flat)
+    cache._verified.clear()  # as in a fresh process: the CRC is checked
+    again = _read_cache(stem, TOY, flat.card)
+    for name in _ARRAYS:
+        a, b = getattr(flat, name), getattr(again, name)
+        assert (a.dtype, a.shape) == (b.dtype, b.shape), name
+        np.testing.assert_array_equal(a, b, err_msg=name)
+        assert b.flags.writeable, name
+    assert again.instructions == flat.instructions
+    pd.testing.assert_frame_equal(again.episodes, flat.episodes)
+    assert again.episodes["seed"].isna().tolist() == [False, False, True, False]
+    assert again.episodes.dtypes.to_dict() == flat.episodes.dtypes.to_dict()
+
+
+def test_an_empty_episode_table_round_trips(datasets):
+    import pandas as pd
+
+    from imaginebench_data.loader.transitions import (
+        _EPISODE_COLUMNS,
+        _episode_frame,
+        _read_cache,
+        _write_cache,
+    )
+
+    write_dataset(TOY)
+    flat = load(TOY, cache_dir=datasets / "first")
+    flat.episodes = _episode_frame({name: [] for name in _EPISODE_COLUMNS})
+    _write_cache(datasets / "manual" / "empty", flat)
+    again = _read_cache(datasets / "manual" / "empty", TOY, flat.card)
+    pd.testing.assert_frame_equal(again.episodes, flat.episodes)
+    np.testing.assert_array_equal(again.observations, flat.observations)
 
 
 def test_an_unwritable_cache_slows_loading_but_never_fails_it(datasets, monkeypatch):
@@ -240,7 +291,7 @@ def test_an_unwritable_cache_slows_loading_but_never_fails_it(datasets, monkeypa
     def disk_full(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cache.np, "savez", disk_full)
+    monkeypatch.setattr(cache, "_encode", disk_full)
     full = datasets / "full"
     with pytest.warns(UserWarning, match="No space left on device"):
         assert len(load(TOY, cache_dir=full)) == 13

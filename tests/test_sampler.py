@@ -100,11 +100,11 @@ def test_filter_that_empties_a_source():
         Sampler({a: 1.0}, encoder=None, filters=("legl",))
 
 
-def test_embeddings_joined_from_one_table():
+def test_embeddings_joined_from_one_table(tmp_path):
     encoder = get_encoder("minilm")
     a = make_transitions("real", 20, texts=TEXTS[:2])
     b = make_transitions("imaginary", 20, texts=TEXTS[1:])
-    sampler = Sampler({a: 0.5, b: 0.5}, encoder="minilm", seed=3)
+    sampler = Sampler({a: 0.5, b: 0.5}, encoder="minilm", seed=3, cache_dir=str(tmp_path))
     assert sampler.instructions == sorted(TEXTS)  # shared instruction counted once
     assert sampler.embeddings.shape == (3, 384)
     batch = sampler.sample(64, as_numpy=True, with_index=True)

@@ -76,6 +76,31 @@ def test_same_episodes_give_the_same_file(minari_root, tmp_path, monkeypatch):
     assert (tmp_path / "again" / dataset_id / "data" / MAIN_FILE).read_bytes() == first
 
 
+@pytest.mark.parametrize("domain_name", ["clevr", "halfcheetah"])
+def test_the_short_dataset_path_writes_the_bytes_of_h5pys_create_dataset(minari_root, tmp_path, monkeypatch,
+                                                                           domain_name):
+    """hdf5_layout creates datasets with h5py's low-level calls (issue 16); the file must be
+    byte for byte the one ``group.create_dataset`` wrote (bool enums, fixed UTF-8 strings,
+    compact and contiguous arrays, float64 simulator states)."""
+    import h5py
+
+    from imaginebench_data.datasets import hdf5_layout
+
+    dataset_id, _ = write(domain_name, 30)
+    short = (minari_root / dataset_id / "data" / MAIN_FILE).read_bytes()
+
+    def create_dataset(group, name, data, settings):  # hdf5_layout._create before issue 16
+        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        if 0 < data.nbytes <= settings["compact_bytes"]:
+            dcpl.set_layout(h5py.h5d.COMPACT)
+        group.create_dataset(name, data=data, dcpl=dcpl, track_times=False)
+
+    monkeypatch.setattr(hdf5_layout, "_create", create_dataset)
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "high-level"))
+    write(domain_name, 30)
+    assert (tmp_path / "high-level" / dataset_id / "data" / MAIN_FILE).read_bytes() == short
+
+
 def test_plain_minari_reads_back_what_was_written_in_a_fresh_process(minari_root, tmp_path):
     dataset_id, written = write("halfcheetah", 12)
     out = tmp_path / "read.npz"

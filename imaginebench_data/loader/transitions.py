@@ -40,14 +40,19 @@ from ..cards.card import Card
 from ..core.episode import Episode
 from ..datasets.checksum import DatasetChecksum
 from ..datasets.ids import DatasetId
-from ..datasets.read import open_dataset, plain_value, read_card, stored_episodes
+from ..datasets.read import open_dataset, read_card, stored_episodes
 from ..domains import get_domain
 from . import cache
 
 _ARRAYS = ("observations", "next_observations", "actions", "rewards", "terminals", "timeouts",
            "episode_ids", "steps", "instruction_ids", "legal", "transition_ok", "success",
            "goal_consistent")
-_EPISODE_COLUMNS = ("episode_id", "task_id", "level", "phrasing_id", "source", "seed", "length", "return")
+# The episode table's columns and dtypes (``str``: pandas' string dtype; ``Int64``: nullable).
+_EPISODE_DTYPES = {"episode_id": "int64", "task_id": "str", "level": "str", "phrasing_id": "int64",
+                   "source": "str", "seed": "Int64", "length": "int64", "return": "float64"}
+_EPISODE_COLUMNS = tuple(_EPISODE_DTYPES)
+_STRING_COLUMNS = tuple(name for name, dtype in _EPISODE_DTYPES.items() if dtype == "str")
+_EPISODE_PREFIX = "episodes__"  # the episode table's columns among the cache entry's arrays
 
 
 @dataclass(eq=False)
@@ -104,10 +109,11 @@ def load(dataset_id: str | DatasetId, *, cache_dir: str | os.PathLike | None = N
     """Load ``dataset_id`` (e.g. ``"imaginebench/clevr-train-real-v0"``) as flat transitions.
 
     The dataset is read from ``$MINARI_DATASETS_PATH`` (default ``~/.minari/datasets``) once,
-    flattened, and cached in ``cache_dir`` (default ``default_cache_dir()``) as a ``.npz``
-    plus a JSON for strings, keyed by the card's checksum (see ``loader/cache.py``: entries
-    are checked when read and rebuilt when damaged; a cache that cannot be written only
-    makes loading slower). Later loads read the cache without Minari.
+    flattened, and cached in ``cache_dir`` (default ``default_cache_dir()``) as one
+    ``.ibcache`` file (every array, the episode table's columns included, and the strings),
+    keyed by the card's checksum (see ``loader/cache.py``: entries are checked when read and
+    rebuilt when damaged; a cache that cannot be written only makes loading slower). Later
+    loads read the cache without Minari.
 
     Raises ``DatasetNotFoundError`` (a ``KeyError``) naming the id, the folder searched and
     the locally available imaginebench ids, and ``DatasetChangedError`` (a ``ValueError``)
@@ -153,8 +159,7 @@ def _flatten(dataset_id: str, dataset: Any, card: Card) -> tuple[Transitions, st
     arrays = {k: (np.concatenate(v) if v else np.zeros(0)) for k, v in parts.items()}
     instructions, text_ids = np.unique(np.asarray(texts, dtype=str), return_inverse=True)
     instruction_ids = np.repeat(text_ids.reshape(-1), lengths).astype(np.int64)
-    frame = pd.DataFrame(rows, columns=list(_EPISODE_COLUMNS))
-    frame["seed"] = frame["seed"].astype("Int64")
+    frame = _episode_frame({name: [row[name] for row in rows] for name in _EPISODE_COLUMNS})
     return Transitions(
         dataset_id=dataset_id,
         observations=arrays["observations"].astype(np.float32, copy=False),
@@ -211,20 +216,58 @@ def _append_episode(parts: dict[str, list[np.ndarray]], index: int, episode: Epi
     }
 
 
+def _episode_frame(columns: dict[str, Any]) -> pd.DataFrame:
+    """The ``episodes`` table from one sequence per column, in ``_EPISODE_DTYPES`` (one
+    constructor for flattened and cached data, so both give the same dtypes)."""
+    return pd.DataFrame({name: pd.Series(columns[name], dtype=dtype)
+                         for name, dtype in _EPISODE_DTYPES.items()})
+
+
+def _episode_arrays(episodes: pd.DataFrame) -> tuple[dict[str, np.ndarray], dict[str, list[str]]]:
+    """The episode table as cache arrays (strings as int32 codes into the returned tables,
+    ``seed`` as values and a missing mask) and the string tables."""
+    arrays: dict[str, np.ndarray] = {}
+    tables: dict[str, list[str]] = {}
+    for name, dtype in _EPISODE_DTYPES.items():
+        column = episodes[name]
+        if dtype == "str":
+            table, codes = np.unique(column.to_numpy(dtype=str), return_inverse=True)
+            tables[name] = [str(text) for text in table]
+            arrays[name] = codes.reshape(-1).astype(np.int32)
+        elif dtype == "Int64":
+            arrays[name] = column.to_numpy(dtype=np.int64, na_value=0)
+            arrays[name + "_missing"] = column.isna().to_numpy()
+        else:
+            arrays[name] = column.to_numpy(dtype=dtype)
+    return {_EPISODE_PREFIX + name: array for name, array in arrays.items()}, tables
+
+
+def _episode_names() -> tuple[str, ...]:
+    names = [name + "_missing" for name, dtype in _EPISODE_DTYPES.items() if dtype == "Int64"]
+    return tuple(_EPISODE_PREFIX + name for name in (*_EPISODE_COLUMNS, *names))
+
+
 def _read_cache(stem: Path, dataset_id: str, card: Card) -> Transitions | None:
     """The cached transitions, or None; ``card`` is the current one (its metadata may have changed)."""
-    entry = cache.read(stem, _ARRAYS)
+    episode_names = _episode_names()
+    entry = cache.read(stem, _ARRAYS + episode_names, aligned=(_ARRAYS, episode_names))
     if entry is None:
         return None
     arrays, strings = entry
-    episodes = pd.DataFrame(strings["episodes"], columns=list(_EPISODE_COLUMNS))
-    episodes["seed"] = episodes["seed"].astype("Int64")
-    return Transitions(dataset_id=dataset_id, instructions=strings["instructions"], episodes=episodes,
-                       card=card, **arrays)
+    columns = {name: arrays.pop(_EPISODE_PREFIX + name) for name in _EPISODE_COLUMNS}
+    for name in _STRING_COLUMNS:
+        columns[name] = np.asarray(strings["episode_strings"][name], dtype=object)[columns[name]]
+    for name, dtype in _EPISODE_DTYPES.items():
+        if dtype == "Int64":
+            missing = arrays.pop(_EPISODE_PREFIX + name + "_missing")
+            columns[name] = pd.arrays.IntegerArray(columns[name], missing)
+    return Transitions(dataset_id=dataset_id, instructions=strings["instructions"],
+                       episodes=_episode_frame(columns), card=card, **arrays)
 
 
 def _write_cache(stem: Path, transitions: Transitions) -> None:
-    episodes = transitions.episodes.astype(object).where(transitions.episodes.notna(), None)
+    episode_arrays, tables = _episode_arrays(transitions.episodes)
     strings = {"dataset_id": transitions.dataset_id, "instructions": transitions.instructions,
-               "card": transitions.card.to_json(), "episodes": episodes.to_dict(orient="records")}
-    cache.write(stem, {name: getattr(transitions, name) for name in _ARRAYS}, strings, plain_value)
+               "episode_strings": tables}
+    arrays = {name: getattr(transitions, name) for name in _ARRAYS}
+    cache.write(stem, {**arrays, **episode_arrays}, strings)

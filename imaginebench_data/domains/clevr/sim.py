@@ -138,10 +138,36 @@ class ClevrSimulator(WholeStateSimulator):
         return self.push(action)
 
     def random_state(self, rng: np.random.Generator) -> np.ndarray:
-        """A random scene: balls uniform in the spawn box, surfaces at least SPAWN_GAP apart."""
-        min_dist = 2 * BALL_RADIUS + SPAWN_GAP
+        """A random scene: balls uniform in the spawn box, surfaces at least SPAWN_GAP apart.
+
+        Tries are drawn ``SPAWN_BLOCK`` at a time and checked together (a reset takes ~200
+        tries); ``rng`` is then wound back to just after the accepted try, so the scene and
+        every later draw are those of drawing and checking one try at a time."""
+        # PCG64 (``default_rng``'s) spends exactly one 64-bit step per double and can skip ahead.
+        blocks = isinstance(rng.bit_generator, (np.random.PCG64, np.random.PCG64DXSM))
         while True:
-            centres = rng.uniform(SPAWN_LOW, SPAWN_HIGH, size=(N_BALLS, 2))
-            gaps = np.linalg.norm(centres[:, None] - centres[None], axis=-1)
-            if np.all(gaps[np.triu_indices(N_BALLS, 1)] >= min_dist):
-                return centres.reshape(-1).astype(np.float32)
+            saved = rng.bit_generator.state if blocks else None
+            tries = rng.uniform(SPAWN_LOW, SPAWN_HIGH, size=(SPAWN_BLOCK if saved else 1, N_BALLS, 2))
+            accepted = np.flatnonzero(_spread_out(tries))
+            if len(accepted) == 0:
+                continue
+            if saved is not None:  # one 64-bit step per double: rewind, then skip the used tries
+                rng.bit_generator.state = saved
+                rng.bit_generator.advance(int(accepted[0] + 1) * N_BALLS * 2)
+                # advance() drops the buffered half of a 64-bit step that 32-bit draws (e.g.
+                # small-range integers) keep; doubles never touch it, so it is put back.
+                state = rng.bit_generator.state
+                rng.bit_generator.state = {**state, "has_uint32": saved["has_uint32"],
+                                           "uinteger": saved["uinteger"]}
+            return tries[accepted[0]].reshape(-1).astype(np.float32)
+
+
+SPAWN_BLOCK = 64  # random scenes drawn and checked together (a reset needs ~200 on average)
+_PAIRS = np.triu_indices(N_BALLS, 1)  # (first, second) ball of each of the 10 pairs
+
+
+def _spread_out(centres: np.ndarray) -> np.ndarray:
+    """``(k,)`` bool: which of the ``(k, N_BALLS, 2)`` scenes have every two balls' surfaces at
+    least SPAWN_GAP apart (the distances computed as ``np.linalg.norm`` of each pair)."""
+    gaps = np.linalg.norm(centres[:, _PAIRS[0]] - centres[:, _PAIRS[1]], axis=-1)
+    return np.all(gaps >= 2 * BALL_RADIUS + SPAWN_GAP, axis=-1)

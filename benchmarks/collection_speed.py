@@ -1,0 +1,155 @@
+"""Collection speed, measured side by side in one run:
+
+- ``imaginebench build <id> --workers 2`` against ``--workers 1`` (the whole command, wall
+  clock), for BabyAI's train set and a CLEVR build of ``--clevr-episodes`` episodes, each
+  into a temporary Minari folder; the builds of one id must give the same checksum and the
+  same bytes of ``main_data.hdf5`` whatever the number of workers;
+- per episode, what a worker does (roll out and check) against what the main process does
+  (unpickle, validate, hash, write the HDF5 group): with two workers the main process bounds
+  the speedup at ``(worker + main) / max(worker / 2, main)``, whatever else shares the cores;
+- a CLEVR reset (``episode_start``: task, phrasing and a random scene whose balls are apart)
+  against the random scenes drawn and checked one try at a time, as before issue 16.
+
+Usage: python benchmarks/collection_speed.py [--rounds 2] [--clevr-episodes 200]
+Times are the best of ``--rounds``; prints, asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+GOAL_SPEEDUP = 1.8  # 2 workers at least this many times faster than 1
+CLI = [sys.executable, "-c", "from imaginebench_data.cli import app; app()"]
+
+
+def build(dataset_id: str, workers: int, workdir: Path, episodes: int | None) -> tuple[float, str, str]:
+    """Seconds of one ``imaginebench build``, the card's checksum and the HDF5 file's sha256."""
+    root, cards = workdir / f"minari-{workers}", workdir / f"cards-{workers}"
+    env = {**os.environ, "MINARI_DATASETS_PATH": str(root), "IMAGINEBENCH_CACHE": str(workdir / "cache")}
+    command = [*CLI, "build", dataset_id, "--workers", str(workers), "--force", "--cards-dir", str(cards)]
+    if episodes is not None:
+        command += ["--episodes", str(episodes)]
+    start = time.perf_counter()
+    subprocess.run(command, env=env, check=True, capture_output=True)
+    seconds = time.perf_counter() - start
+    name = dataset_id.split("/")[1]
+    checksum = json.loads((cards / f"{name}.json").read_text())["checksum"]
+    data = root / dataset_id / "data" / "main_data.hdf5"
+    return seconds, checksum, hashlib.sha256(data.read_bytes()).hexdigest()
+
+
+def workers_speedup(dataset_id: str, episodes: int | None, rounds: int, workdir: Path) -> None:
+    times: dict[int, list[float]] = {1: [], 2: []}
+    digests = set()
+    for _ in range(rounds):
+        for workers in (1, 2):
+            seconds, checksum, file_hash = build(dataset_id, workers, workdir, episodes)
+            times[workers].append(seconds)
+            digests.add((checksum, file_hash))
+    one, two = min(times[1]), min(times[2])
+    size = f"{episodes} episodes" if episodes else "demo scale"
+    same = "same checksum and bytes" if len(digests) == 1 else f"DIFFERENT results: {sorted(digests)}"
+    speedup = one / two
+    print(f"{dataset_id} ({size}): --workers 2 {two:6.2f} s | --workers 1 {one:6.2f} s | speedup "
+          f"{speedup:4.2f}x  goal >= {GOAL_SPEEDUP}x: {'met' if speedup >= GOAL_SPEEDUP else 'NOT met'}"
+          f"  ({same}; checksum {next(iter(digests))[0][:12]})")
+
+
+def per_episode(dataset_id: str, count: int, workdir: Path) -> None:
+    import pickle
+
+    from imaginebench_data.datasets import hdf5_layout
+    from imaginebench_data.datasets.checksum import ArrayChecksum
+    from imaginebench_data.datasets.writer import _buffers
+    from imaginebench_data.pipeline.generators import _WORKER, _expert_job, _init_worker
+    from imaginebench_data.pipeline.recipe import load_recipes
+    from imaginebench_data.quality.frame import episode_row
+
+    recipe = load_recipes()[dataset_id]
+    _init_worker(recipe.domain)
+    domain = _WORKER["domain"]
+    start = time.perf_counter()
+    episodes = [_expert_job((recipe.level, index, recipe.seed)) for index in range(count)]
+    worker = (time.perf_counter() - start) / count
+
+    def main_process() -> float:
+        start = time.perf_counter()
+        received = [pickle.loads(pickle.dumps(episode)) for episode in episodes]
+        buffers = _buffers(received, domain, lambda e: episode_row(domain, e.metadata, e.rewards, e.infos),
+                           ArrayChecksum())
+        hdf5_layout.write_file(workdir / "per-episode.hdf5", buffers)
+        return (time.perf_counter() - start) / count
+
+    main = min(main_process() for _ in range(3))
+    bound = (worker + main) / max(worker / 2, main)
+    print(f"{dataset_id}, per episode ({count}): worker (roll out, check) {worker * 1e3:6.2f} ms | "
+          "main process "
+          f"(unpickle, validate, hash, write) {main * 1e3:6.2f} ms | 2-worker bound {bound:4.2f}x")
+
+
+def one_try_at_a_time(rng: np.random.Generator) -> np.ndarray:
+    """CLEVR's random scene as drawn before issue 16 (the reference)."""
+    from imaginebench_data.domains.clevr import sim
+
+    min_dist = 2 * sim.BALL_RADIUS + sim.SPAWN_GAP
+    while True:
+        centres = rng.uniform(sim.SPAWN_LOW, sim.SPAWN_HIGH, size=(sim.N_BALLS, 2))
+        gaps = np.linalg.norm(centres[:, None] - centres[None], axis=-1)
+        if np.all(gaps[np.triu_indices(sim.N_BALLS, 1)] >= min_dist):
+            return centres.reshape(-1).astype(np.float32)
+
+
+def clevr_reset(count: int = 200) -> None:
+    from imaginebench_data.domains import get_domain
+    from imaginebench_data.pipeline.rollout import episode_start
+
+    domain = get_domain("clevr")
+    sim = domain.simulator()
+
+    def resets() -> float:
+        start = time.perf_counter()
+        for index in range(count):
+            episode_start(domain, "train", index, 0, sim)
+        return (time.perf_counter() - start) / count
+
+    def scenes(draw) -> float:
+        rng = np.random.default_rng(0)
+        start = time.perf_counter()
+        for _ in range(count):
+            draw(rng)
+        return (time.perf_counter() - start) / count
+
+    reset = min(resets() for _ in range(3))
+    new = min(scenes(sim.random_state) for _ in range(3))
+    old = min(scenes(one_try_at_a_time) for _ in range(3))
+    print(f"CLEVR reset (episode_start): {reset * 1e3:7.3f} ms | random scene {new * 1e3:7.3f} ms, "
+          "one try at a "
+          f"time (before) {old * 1e3:7.3f} ms | ratio {new / old:5.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--clevr-episodes", type=int, default=200, help="0: no CLEVR build")
+    args = parser.parse_args()
+    clevr_reset()
+    with tempfile.TemporaryDirectory() as tmp:
+        per_episode("imaginebench/babyai-train-real-v0", 300, Path(tmp))
+        workers_speedup("imaginebench/babyai-train-real-v0", None, args.rounds, Path(tmp) / "babyai")
+        if args.clevr_episodes:
+            workers_speedup("imaginebench/clevr-train-real-v0", args.clevr_episodes, args.rounds,
+                            Path(tmp) / "clevr")
+
+
+if __name__ == "__main__":
+    main()
