@@ -4,6 +4,11 @@
   clock), for BabyAI's train set and a CLEVR build of ``--clevr-episodes`` episodes, each
   into a temporary Minari folder; the builds of one id must give the same checksum and the
   same bytes of ``main_data.hdf5`` whatever the number of workers;
+- the collection phase alone, in one process with its imports done: the episodes rolled out
+  and checked by ``--workers`` local workers, then validated, hashed and written to HDF5 by
+  the main process (``expert_episodes`` into the writer's buffers), from the pool's start to
+  the file's close; what the command adds around it (starting Python and its imports,
+  Minari's metadata, the card's plots) is the same for any number of workers;
 - per episode, what a worker does (roll out and check) against what the main process does
   (unpickle, validate, hash, write the HDF5 group): with two workers the main process bounds
   the speedup at ``(worker + main) / max(worker / 2, main)``, whatever else shares the cores;
@@ -65,11 +70,49 @@ def workers_speedup(dataset_id: str, episodes: int | None, rounds: int, workdir:
           f"  ({same}; checksum {next(iter(digests))[0][:12]})")
 
 
+def collection_phase(dataset_id: str, count: int | None, rounds: int, workdir: Path) -> None:
+    from imaginebench_data.datasets import hdf5_layout
+    from imaginebench_data.datasets.checksum import DatasetChecksum
+    from imaginebench_data.datasets.writer import _buffers
+    from imaginebench_data.domains import get_domain
+    from imaginebench_data.pipeline.executors import make_executor
+    from imaginebench_data.pipeline.generators import expert_episodes
+    from imaginebench_data.pipeline.recipe import load_recipes
+
+    recipe = load_recipes()[dataset_id]
+    domain, count = get_domain(recipe.domain), count or recipe.episodes["demo"]
+
+    def collect(workers: int) -> tuple[float, str]:
+        checksum = DatasetChecksum()
+        start = time.perf_counter()
+        runner = make_executor("local", workers)
+        try:
+            buffers = _buffers(expert_episodes(recipe, count, runner), domain, lambda episode: None, checksum)
+            hdf5_layout.write_file(workdir / f"collect-{workers}.hdf5", buffers)
+        finally:
+            runner.close()
+        return time.perf_counter() - start, checksum.hexdigest()
+
+    times: dict[int, list[float]] = {1: [], 2: []}
+    digests = set()
+    for _ in range(rounds):
+        for workers in (1, 2):
+            seconds, digest = collect(workers)
+            times[workers].append(seconds)
+            digests.add(digest)
+    one, two = min(times[1]), min(times[2])
+    speedup = one / two
+    same = "same checksum" if len(digests) == 1 else f"DIFFERENT checksums: {sorted(digests)}"
+    print(f"{dataset_id}, collection phase ({count} episodes): --workers 2 {two:6.2f} s | --workers 1 "
+          f"{one:6.2f} s | speedup {speedup:4.2f}x  goal >= {GOAL_SPEEDUP}x: "
+          f"{'met' if speedup >= GOAL_SPEEDUP else 'NOT met'}  ({same})")
+
+
 def per_episode(dataset_id: str, count: int, workdir: Path) -> None:
     import pickle
 
     from imaginebench_data.datasets import hdf5_layout
-    from imaginebench_data.datasets.checksum import ArrayChecksum
+    from imaginebench_data.datasets.checksum import DatasetChecksum
     from imaginebench_data.datasets.writer import _buffers
     from imaginebench_data.pipeline.generators import _WORKER, _expert_job, _init_worker
     from imaginebench_data.pipeline.recipe import load_recipes
@@ -86,7 +129,7 @@ def per_episode(dataset_id: str, count: int, workdir: Path) -> None:
         start = time.perf_counter()
         received = [pickle.loads(pickle.dumps(episode)) for episode in episodes]
         buffers = _buffers(received, domain, lambda e: episode_row(domain, e.metadata, e.rewards, e.infos),
-                           ArrayChecksum())
+                           DatasetChecksum())
         hdf5_layout.write_file(workdir / "per-episode.hdf5", buffers)
         return (time.perf_counter() - start) / count
 
@@ -145,6 +188,7 @@ def main() -> None:
     clevr_reset()
     with tempfile.TemporaryDirectory() as tmp:
         per_episode("imaginebench/babyai-train-real-v0", 300, Path(tmp))
+        collection_phase("imaginebench/babyai-train-real-v0", None, args.rounds, Path(tmp))
         workers_speedup("imaginebench/babyai-train-real-v0", None, args.rounds, Path(tmp) / "babyai")
         if args.clevr_episodes:
             workers_speedup("imaginebench/clevr-train-real-v0", args.clevr_episodes, args.rounds,

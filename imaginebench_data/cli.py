@@ -156,13 +156,11 @@ def build(
 
     Real datasets are built before imaginary ones (which are grounded on a real one).
     """
-    from transformers.utils import logging as hf_logging
-
     from .datasets.ids import DatasetId
     from .datasets.read import local_ids
     from .pipeline.build import build as build_one
     from .pipeline.executors import make_executor
-    from .pipeline.recipe import SCALES, build_order, load_recipes
+    from .pipeline.recipe import MODEL_GENERATORS, SCALES, build_order, load_recipes
     from .pipeline.verified import NothingVerifiedError
 
     if scale not in SCALES:
@@ -171,7 +169,6 @@ def build(
     if workers < 1 or (most and workers > most):
         raise typer.BadParameter(f"expected 1..{most or 'the cluster CPUs'}, got {workers}",
                                  param_hint="'--workers'")
-    hf_logging.disable_progress_bar()  # per-file "Loading weights" bars; ours show the work
     recipes = load_recipes()
     targets = [str(DatasetId.parse(i)) for i in ids or []]
     targets += [i for i, r in sorted(recipes.items()) if r.default] if default else []
@@ -192,6 +189,10 @@ def build(
     for dataset_id in targets:
         if dataset_id not in todo:
             console.print(f"[yellow]{dataset_id} exists; skipped (use --force to rebuild)[/yellow]")
+    if any(recipes[i].generator in MODEL_GENERATORS for i in todo):  # transformers only where used
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # per-file "Loading weights" bars; ours show the work
     runner = make_executor(executor, workers, address) if todo else None  # one for every dataset
     try:
         for dataset_id in todo:

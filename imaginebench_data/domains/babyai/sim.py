@@ -91,14 +91,26 @@ def is_wall_cell(row: int, col: int) -> bool:
     return row in (0, HEIGHT - 1) or col in (0, DOOR_COL, WIDTH - 1)
 
 
-def _cell(state: np.ndarray, row_index: int) -> tuple[int, int]:
-    row = int(np.clip(np.rint(state[row_index]), 0, HEIGHT - 1))
-    col = int(np.clip(np.rint(state[row_index + 1]), 0, WIDTH - 1))
-    return row, col
+def _cell(state, row_index: int) -> tuple[int, int]:
+    """The (row, col) at ``state[row_index : row_index + 2]``, rounded (half to even, as
+    ``np.rint``) and clipped into the grid. ``state`` is a list: Python's scalars are faster."""
+    return _index(state[row_index], HEIGHT), _index(state[row_index + 1], WIDTH)
 
 
 def _index(value: float, count: int) -> int:
-    return int(np.clip(np.rint(value), 0, count - 1))
+    return min(max(int(round(value)), 0), count - 1)
+
+
+def _walls() -> list:
+    """The cells of an empty level: the border and the dividing wall (``Wall`` objects hold no
+    state, so every grid shares them)."""
+    grid = Grid(WIDTH, HEIGHT)
+    grid.wall_rect(0, 0, WIDTH, HEIGHT)
+    grid.vert_wall(DOOR_COL, 0, HEIGHT)
+    return grid.grid
+
+
+_WALLS = _walls()
 
 
 # --- start conditions ---------------------------------------------------------------------
@@ -143,16 +155,16 @@ class BabyAISimulator(WholeStateSimulator):
         state = np.nan_to_num(np.asarray(state, dtype=np.float64), nan=0.0, posinf=1e6, neginf=-1e6)
         if state.shape != (STATE_DIM,):
             raise ValueError(f"BabyAI state must have shape ({STATE_DIM},), got {state.shape}")
+        state = state.tolist()
         grid = Grid(WIDTH, HEIGHT)
-        grid.wall_rect(0, 0, WIDTH, HEIGHT)
-        grid.vert_wall(DOOR_COL, 0, HEIGHT)
+        grid.grid[:] = _WALLS
         self.door_cell = _cell(state, DOOR_ROW)
         self.door = Door(COLOURS[_index(state[DOOR_COLOUR], N_COLOURS)])
         door_state = _index(state[DOOR_STATE], len(DOOR_STATES))
         self.door.is_open, self.door.is_locked = door_state == OPEN, door_state == LOCKED
         grid.set(self.door_cell[1], self.door_cell[0], self.door)
         self.door.cur_pos = (self.door_cell[1], self.door_cell[0])
-        carried_type = int(np.rint(state[CARRIED_TYPE])) if abs(state[CARRIED_TYPE]) < 1e6 else NOTHING
+        carried_type = int(round(state[CARRIED_TYPE])) if abs(state[CARRIED_TYPE]) < 1e6 else NOTHING
         self.carrying = None
         self.objects = {}
         for name in OBJECTS:
