@@ -92,6 +92,26 @@ def test_malformed_states_step_without_crashing(sim):
     assert np.array_equal(nxt, sim.step_from(state, RIGHT))
 
 
+def test_placed_cells_round_half_to_even_and_clip_into_the_grid(sim):
+    # np.rint's rule, which the stored datasets were built with: 2.5 -> 2, 3.5 -> 4.
+    for value, expected in ((2.5, 2), (3.5, 4), (4.49, 4), (-0.6, 0), (np.nan, 0), (np.inf, 7),
+                            (-np.inf, 0), (1e300, 7)):
+        state = compose_state()
+        state[AGENT_ROW] = value
+        sim.place(state)
+        assert sim.agent[0] == expected, (value, sim.agent)
+
+
+def test_a_placed_door_does_not_stay_in_the_next_grid(sim):
+    sim.place(compose_state(door_row=3, door_state=OPEN))  # an open door one could walk through
+    state = compose_state(door_row=5, door_state=CLOSED)
+    state[AGENT_ROW : AGENT_ROW + 2] = (3, 6)  # beside where the first door was
+    assert agent(sim.step_from(state, RIGHT)) == (3, 6)  # a wall there now
+    state[AGENT_ROW : AGENT_ROW + 2] = (5, 6)
+    sim.place(state)
+    assert sim.grid.get(7, 3).type == "wall" and sim.grid.get(7, 5).type == "door"
+
+
 def test_resets_redraw_colours_and_pin_the_target(sim):
     rng = np.random.default_rng(0)
     task = BABYAI.task("train", "goto-purple-box")
