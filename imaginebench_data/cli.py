@@ -53,7 +53,7 @@ class _App(typer.Typer):
         return decorator
 
 
-def _committed_checksum(dataset_id: str, cards_dir: Path | None) -> str | None:
+def _committed_checksum(dataset_id: str, cards_dir: Path | None, scale: str) -> str | None:
     """The checksum of the card file a build is about to replace (the committed one in a
     checkout), or None when there is none or it cannot be read."""
     from .cards.card import Card, CardError
@@ -61,7 +61,7 @@ def _committed_checksum(dataset_id: str, cards_dir: Path | None) -> str | None:
     from .pipeline.build import default_cards_dir
 
     parsed = DatasetId.parse(dataset_id)
-    path = (cards_dir or default_cards_dir(parsed)) / f"{parsed.name}.json"
+    path = (cards_dir or default_cards_dir(parsed, scale)) / f"{parsed.name}.json"
     try:
         return Card.from_json(path.read_text(), where=str(path)).checksum
     except (OSError, CardError):
@@ -196,7 +196,7 @@ def build(
     runner = make_executor(executor, workers, address) if todo else None  # one for every dataset
     try:
         for dataset_id in todo:
-            committed = _committed_checksum(dataset_id, cards_dir)
+            committed = _committed_checksum(dataset_id, cards_dir, scale)
             try:
                 result = build_one(dataset_id, scale, force=force, workers=workers, episodes=episodes,
                                    cards_dir=cards_dir, recipes=recipes, backbone=backbone, lora=lora,
@@ -230,7 +230,7 @@ def card(
     from .quality.frame import quality_frame
 
     stored = read_card(dataset_id)
-    target = cards_dir or default_cards_dir(DatasetId.parse(dataset_id))
+    target = cards_dir or default_cards_dir(DatasetId.parse(dataset_id), stored.scale)
     for path in write_card_files(stored, quality_frame(dataset_id), target):
         console.print(f"wrote {path}")
 

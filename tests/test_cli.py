@@ -72,6 +72,17 @@ def test_cards_of_another_namespace_get_their_own_folder():
             == root / "imaginebench-original")
 
 
+def test_paper_scale_cards_go_beside_the_demo_ones(minari_root, tmp_path, monkeypatch):
+    monkeypatch.setenv("IMAGINEBENCH_CARDS", str(tmp_path / "cards"))
+    for scale in ("demo", "paper"):
+        result = CliRunner().invoke(app, ["build", "imaginebench/babyai-rephrase-real-v0", "--scale", scale,
+                                          "--episodes", "3", "--workers", "1", "--force"])
+        assert result.exit_code == 0, result.output
+    demo = json.loads((tmp_path / "cards" / "babyai-rephrase-real-v0.json").read_text())
+    paper = json.loads((tmp_path / "cards" / "paper" / "babyai-rephrase-real-v0.json").read_text())
+    assert (demo["scale"], paper["scale"]) == ("demo", "paper")
+
+
 def test_build_by_domain_names_unknown_domains(minari_root):
     result = CliRunner().invoke(app, ["build", "--domain", "atari"])
     assert result.exit_code != 0 and "atari" in result.output and "clevr" in result.output

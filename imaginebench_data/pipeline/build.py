@@ -39,11 +39,13 @@ class BuildResult:
     card_files: list[Path]
 
 
-def default_cards_dir(dataset_id: DatasetId) -> Path:
+def default_cards_dir(dataset_id: DatasetId, scale: str = "demo") -> Path:
     """``$IMAGINEBENCH_CARDS`` or ``cards/`` of the current directory (the checkout's, when
-    run from it); datasets of another namespace than ``imaginebench`` (e.g. imported ones) get
-    ``<cards>/<namespace>/`` so their cards never overwrite ours."""
+    run from it); ``<cards>/paper/`` for the paper scale, so that its cards sit beside the
+    demo ones instead of replacing them; datasets of another namespace than ``imaginebench``
+    (e.g. imported ones) get ``<cards>/<namespace>/`` so their cards never overwrite ours."""
     root = Path(os.environ.get("IMAGINEBENCH_CARDS") or "cards")
+    root = root / "paper" if scale == "paper" else root
     return root if dataset_id.namespace == NAMESPACE else root / dataset_id.namespace
 
 
@@ -105,5 +107,5 @@ def _publish(dataset_id: DatasetId, recipe: Recipe, rollouts, generator: dict[st
 
     return publish(dataset_id, rollouts, domain, scale=scale, provenance=provenance,
                    description=recipe.description,
-                   cards_dir=Path(cards_dir) if cards_dir else default_cards_dir(dataset_id),
+                   cards_dir=Path(cards_dir) if cards_dir else default_cards_dir(dataset_id, scale),
                    total=count, force=force, progress=progress, desc="build")
