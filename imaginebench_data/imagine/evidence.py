@@ -16,6 +16,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
+from tqdm.auto import tqdm
 
 from ..core.domain import Domain
 from ..core.episode import Episode
@@ -83,9 +84,17 @@ def goal_evidence(model: GroundedLM, domain: Domain, sentences: SentenceTable, e
     rollouts = list(imagine(model, prompts, sentences, batch_size=batch_size, progress=progress,
                             decode=domain.decode_state,
                             desc="evidence: imagine rephrase"))
-    replayed = [_replay(domain, sim, i, r.actions) for i, r in enumerate(rollouts)]
+    bar = tqdm(total=2 * episodes, desc="evidence: replay in the simulator", unit="ep", disable=not progress)
+    replayed = []
+    for i, rollout in enumerate(rollouts):
+        replayed.append(_replay(domain, sim, i, rollout.actions))
+        bar.update(1)
     rng = np.random.default_rng(EVIDENCE_SEED)
-    random = [_replay(domain, sim, i, None, rng) for i in range(episodes)]
+    random = []
+    for i in range(episodes):
+        random.append(_replay(domain, sim, i, None, rng))
+        bar.update(1)
+    bar.close()
     return {
         "level": EVIDENCE_LEVEL,
         "episodes": episodes,
