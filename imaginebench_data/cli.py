@@ -189,7 +189,7 @@ def build(
     for dataset_id in targets:
         if dataset_id not in todo:
             console.print(f"[yellow]{dataset_id} exists; skipped (use --force to rebuild)[/yellow]")
-    if any(i in recipes and recipes[i].generator in MODEL_GENERATORS for i in todo):  # transformers only there
+    if any(recipes[i].generator in MODEL_GENERATORS for i in todo if i in recipes):  # only then transformers
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()  # per-file "Loading weights" bars; ours show the work

@@ -96,7 +96,7 @@ def test_placed_cells_round_half_to_even_and_clip_into_the_grid(sim):
     # np.rint's rule, which the stored datasets were built with: 2.5 -> 2, 3.5 -> 4.
     for value, expected in ((2.5, 2), (3.5, 4), (4.49, 4), (-0.6, 0), (np.nan, 0), (np.inf, 7),
                             (-np.inf, 0), (1e300, 7)):
-        state = compose_state()
+        state = compose_state().astype(np.float64)  # 1e300 as such, not a float32 inf
         state[AGENT_ROW] = value
         sim.place(state)
         assert sim.agent[0] == expected, (value, sim.agent)
