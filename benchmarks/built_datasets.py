@@ -22,20 +22,19 @@ from pathlib import Path
 from imaginebench_data.datasets.read import data_path, local_ids, read_card
 
 TIMED = """
-import json, sys, time
+import json, time
+{imports}
 start = time.perf_counter()
-{body}
+{statement}
 print(json.dumps(time.perf_counter() - start))
 """
-LOAD = "import imaginebench_data as ib\nib.load({id!r}, cache_dir={cache!r})"
-OPEN = "import minari\nminari.load_dataset({id!r})"
+LOAD = ("import imaginebench_data as ib", "ib.load({id!r}, cache_dir={cache!r})")
+OPEN = ("import minari", "minari.load_dataset({id!r})")
 
 
-def timed(body: str) -> float:
-    """Seconds of ``body`` in a fresh Python (imports done before the clock starts)."""
-    imports = "\n".join(line for line in body.splitlines() if line.startswith("import "))
-    rest = "\n".join(line for line in body.splitlines() if not line.startswith("import "))
-    script = imports + "\n" + TIMED.format(body=rest)
+def timed(imports: str, statement: str) -> float:
+    """Seconds of ``statement`` in a fresh Python, after its ``imports``."""
+    script = TIMED.format(imports=imports, statement=statement)
     result = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True)
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -47,13 +46,14 @@ def folder_bytes(path: Path) -> int:
 def measure(dataset_id: str, workdir: Path) -> dict:
     card = read_card(dataset_id)
     cache = str(workdir / dataset_id.replace("/", "_"))
+    load = (LOAD[0], LOAD[1].format(id=dataset_id, cache=cache))
     return {
         "id": dataset_id, "scale": card.scale, "episodes": card.episodes, "steps": card.steps,
         "build_seconds": card.provenance.get("build_seconds"),
         "megabytes": folder_bytes(data_path(dataset_id).parent) / 1e6,
-        "cold_load_s": timed(LOAD.format(id=dataset_id, cache=cache)),
-        "cached_load_s": timed(LOAD.format(id=dataset_id, cache=cache)),
-        "minari_open_s": timed(OPEN.format(id=dataset_id)),
+        "cold_load_s": timed(*load),  # an empty cache folder
+        "cached_load_s": timed(*load),  # the cache the cold load wrote
+        "minari_open_s": timed(OPEN[0], OPEN[1].format(id=dataset_id)),
     }
 
 

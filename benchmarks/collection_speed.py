@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -53,21 +54,34 @@ def build(dataset_id: str, workers: int, workdir: Path, episodes: int | None) ->
     return seconds, checksum, hashlib.sha256(data.read_bytes()).hexdigest()
 
 
-def workers_speedup(dataset_id: str, episodes: int | None, rounds: int, workdir: Path) -> None:
+def one_against_two(label: str, run: Callable[[int], tuple[float, tuple[str, ...]]], rounds: int,
+                    what: str) -> None:
+    """Print the speedup of ``run(2)`` over ``run(1)`` (best seconds of ``rounds`` rounds, the
+    two alternating) and whether every run gave the same ``what`` (``run`` returns its seconds
+    and the digests of what it wrote, the dataset's checksum first)."""
     times: dict[int, list[float]] = {1: [], 2: []}
     digests = set()
     for _ in range(rounds):
         for workers in (1, 2):
-            seconds, checksum, file_hash = build(dataset_id, workers, workdir, episodes)
+            seconds, digest = run(workers)
             times[workers].append(seconds)
-            digests.add((checksum, file_hash))
+            digests.add(digest)
     one, two = min(times[1]), min(times[2])
-    size = f"{episodes} episodes" if episodes else "demo scale"
-    same = "same checksum and bytes" if len(digests) == 1 else f"DIFFERENT results: {sorted(digests)}"
     speedup = one / two
-    print(f"{dataset_id} ({size}): --workers 2 {two:6.2f} s | --workers 1 {one:6.2f} s | speedup "
-          f"{speedup:4.2f}x  goal >= {GOAL_SPEEDUP}x: {'met' if speedup >= GOAL_SPEEDUP else 'NOT met'}"
-          f"  ({same}; checksum {next(iter(digests))[0][:12]})")
+    same = (f"same {what}; checksum {next(iter(digests))[0][:12]}" if len(digests) == 1
+            else f"DIFFERENT results: {sorted(digests)}")
+    print(f"{label}: --workers 2 {two:6.2f} s | --workers 1 {one:6.2f} s | speedup {speedup:4.2f}x  "
+          f"goal >= {GOAL_SPEEDUP}x: {'met' if speedup >= GOAL_SPEEDUP else 'NOT met'}  ({same})")
+
+
+def workers_speedup(dataset_id: str, episodes: int | None, rounds: int, workdir: Path) -> None:
+    """The whole command; its digest is the card's checksum and the HDF5 file's sha256."""
+    def run(workers: int) -> tuple[float, tuple[str, str]]:
+        seconds, checksum, file_hash = build(dataset_id, workers, workdir, episodes)
+        return seconds, (checksum, file_hash)
+
+    size = f"{episodes} episodes" if episodes else "demo scale"
+    one_against_two(f"{dataset_id} ({size})", run, rounds, "checksum and bytes")
 
 
 def collection_phase(dataset_id: str, count: int | None, rounds: int, workdir: Path) -> None:
@@ -82,7 +96,7 @@ def collection_phase(dataset_id: str, count: int | None, rounds: int, workdir: P
     recipe = load_recipes()[dataset_id]
     domain, count = get_domain(recipe.domain), count or recipe.episodes["demo"]
 
-    def collect(workers: int) -> tuple[float, str]:
+    def collect(workers: int) -> tuple[float, tuple[str]]:
         checksum = DatasetChecksum()
         start = time.perf_counter()
         runner = make_executor("local", workers)
@@ -91,21 +105,9 @@ def collection_phase(dataset_id: str, count: int | None, rounds: int, workdir: P
             hdf5_layout.write_file(workdir / f"collect-{workers}.hdf5", buffers)
         finally:
             runner.close()
-        return time.perf_counter() - start, checksum.hexdigest()
+        return time.perf_counter() - start, (checksum.hexdigest(),)
 
-    times: dict[int, list[float]] = {1: [], 2: []}
-    digests = set()
-    for _ in range(rounds):
-        for workers in (1, 2):
-            seconds, digest = collect(workers)
-            times[workers].append(seconds)
-            digests.add(digest)
-    one, two = min(times[1]), min(times[2])
-    speedup = one / two
-    same = "same checksum" if len(digests) == 1 else f"DIFFERENT checksums: {sorted(digests)}"
-    print(f"{dataset_id}, collection phase ({count} episodes): --workers 2 {two:6.2f} s | --workers 1 "
-          f"{one:6.2f} s | speedup {speedup:4.2f}x  goal >= {GOAL_SPEEDUP}x: "
-          f"{'met' if speedup >= GOAL_SPEEDUP else 'NOT met'}  ({same})")
+    one_against_two(f"{dataset_id}, collection phase ({count} episodes)", collect, rounds, "checksum")
 
 
 def per_episode(dataset_id: str, count: int, workdir: Path) -> None:

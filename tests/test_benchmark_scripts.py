@@ -20,7 +20,7 @@ def _script(name: str):
 def test_collection_phase_is_the_same_with_one_and_two_workers(tmp_path, capsys):
     _script("collection_speed").collection_phase(BABYAI, 12, 1, tmp_path)
     line = capsys.readouterr().out
-    assert "collection phase (12 episodes)" in line and "(same checksum)" in line, line
+    assert "collection phase (12 episodes)" in line and "(same checksum; checksum " in line, line
 
 
 def test_per_episode_split_and_its_bound(tmp_path, capsys):

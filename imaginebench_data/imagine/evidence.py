@@ -84,17 +84,11 @@ def goal_evidence(model: GroundedLM, domain: Domain, sentences: SentenceTable, e
     rollouts = list(imagine(model, prompts, sentences, batch_size=batch_size, progress=progress,
                             decode=domain.decode_state,
                             desc="evidence: imagine rephrase"))
-    bar = tqdm(total=2 * episodes, desc="evidence: replay in the simulator", unit="ep", disable=not progress)
-    replayed = []
-    for i, rollout in enumerate(rollouts):
-        replayed.append(_replay(domain, sim, i, rollout.actions))
-        bar.update(1)
+    replayed = [_replay(domain, sim, i, r.actions) for i, r in
+                enumerate(tqdm(rollouts, desc="evidence: replay imagined actions", disable=not progress))]
     rng = np.random.default_rng(EVIDENCE_SEED)
-    random = []
-    for i in range(episodes):
-        random.append(_replay(domain, sim, i, None, rng))
-        bar.update(1)
-    bar.close()
+    random = [_replay(domain, sim, i, None, rng) for i in
+              tqdm(range(episodes), desc="evidence: random actions", disable=not progress)]
     return {
         "level": EVIDENCE_LEVEL,
         "episodes": episodes,
