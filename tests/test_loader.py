@@ -6,6 +6,7 @@ import shutil
 import string
 
 import gymnasium as gym
+import h5py
 import minari
 import numpy as np
 import pytest
@@ -296,3 +297,37 @@ def test_an_unwritable_cache_slows_loading_but_never_fails_it(datasets, monkeypa
     with pytest.warns(UserWarning, match="No space left on device"):
         assert len(load(TOY, cache_dir=full)) == 13
     assert list(full.iterdir()) == []  # no partial temporary file is left behind
+
+
+def test_reading_in_parallel_chunks_gives_what_one_process_gives(datasets, monkeypatch):
+    """A cold load of many episodes reads chunks in forked processes: the same arrays, episode
+    table and checksum as one process reading them in order, and damage is still refused."""
+    import pandas as pd
+
+    from imaginebench_data.loader import transitions
+    from imaginebench_data.loader.transitions import _ARRAYS
+
+    many = [(1 + e % 6, e % 3 != 0, f"Push ball {e % 5}.") for e in range(23)]
+    write_dataset(TOY, episodes=many)
+    serial = load(TOY, cache_dir=datasets / "serial")
+    forked = []
+    real_pool = transitions.LocalPool
+    monkeypatch.setattr(transitions, "LocalPool",
+                        lambda workers: forked.append(workers) or real_pool(workers))
+    monkeypatch.setattr(transitions, "CHUNK", 4)  # 6 chunks, shared between 2 processes
+    monkeypatch.setattr(transitions, "PARALLEL_EPISODES", 8)
+    monkeypatch.setattr(transitions.os, "cpu_count", lambda: 2)
+    parallel = load(TOY, cache_dir=datasets / "parallel")
+    assert forked == [2]
+    for name in _ARRAYS:
+        a, b = getattr(serial, name), getattr(parallel, name)
+        assert (a.dtype, a.shape) == (b.dtype, b.shape), name
+        np.testing.assert_array_equal(a, b, err_msg=name)
+    assert parallel.instructions == serial.instructions
+    pd.testing.assert_frame_equal(parallel.episodes, serial.episodes)
+    assert parallel.episode_ids.tolist() == np.repeat(np.arange(23), [1 + e % 6 for e in range(23)]).tolist()
+
+    with h5py.File(minari.load_dataset(TOY).storage.data_path / "main_data.hdf5", "a") as file:
+        file["episode_17/rewards"][0] += 1.0  # in the fifth chunk
+    with pytest.raises(DatasetChangedError):
+        load(TOY, cache_dir=datasets / "damaged")

@@ -14,6 +14,7 @@ datasets written before still verify.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 
@@ -39,29 +40,46 @@ class DatasetChecksum:
         """The checksum of the kind ``card`` states (by its schema version)."""
         return cls(everything=card.schema_version >= COVERS_EVERYTHING_SINCE)
 
-    def _array(self, array: np.ndarray) -> None:
-        array = np.ascontiguousarray(array)
-        self._hash.update(str(array.dtype).encode() + str(array.shape).encode())
-        self._hash.update(array.tobytes())
-
     def update(self, episode: Episode) -> None:
-        for array in (episode.states, episode.actions, episode.rewards, episode.terminations,
-                      episode.truncations):
-            self._array(array)
-        self._hash.update(episode.instruction.encode("utf-8"))
+        self.update_bytes(self.episode_bytes(episode), episodes=1)
+
+    def update_bytes(self, data: bytes, episodes: int) -> None:
+        """Feed what ``episode_bytes`` gave for ``episodes`` episodes, in order (joined or not:
+        SHA-256 reads one stream), e.g. from processes that read the episodes in parallel."""
+        self._hash.update(data)
+        self._episodes += episodes
+
+    def episode_bytes(self, episode: Episode) -> bytes:
+        """What ``update(episode)`` hashes (the same for every instance of this kind)."""
+        pieces = [_array_bytes(array) for array in (episode.states, episode.actions, episode.rewards,
+                                                    episode.terminations, episode.truncations)]
+        pieces.append(episode.instruction.encode("utf-8"))
         if episode.sim_states is not None:  # only domains that store full simulator states
-            self._hash.update(np.ascontiguousarray(episode.sim_states, np.float64).tobytes())
+            pieces.append(np.ascontiguousarray(episode.sim_states, np.float64).tobytes())
         if self.everything:
             for key in INFO_KEYS:  # the flags the writer stores, in a fixed order
                 if key in episode.infos:
-                    self._hash.update(key.encode())
-                    self._array(np.asarray(episode.infos[key]))
+                    pieces.append(key.encode())
+                    pieces.append(_array_bytes(np.asarray(episode.infos[key])))
             metadata = {**episode.metadata, "seed": int(episode.seed)}
-            self._hash.update(json.dumps(metadata, sort_keys=True).encode("utf-8"))
-        self._episodes += 1
+            pieces.append(json.dumps(metadata, sort_keys=True).encode("utf-8"))
+        return b"".join(pieces)
 
     def hexdigest(self) -> str:
         digest = self._hash.copy()
         if self.everything:
             digest.update(f"episodes={self._episodes}".encode())
         return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=256)
+def _header(dtype: np.dtype, shape: tuple[int, ...]) -> bytes:
+    return str(dtype).encode() + str(shape).encode()
+
+
+def _array_bytes(array: np.ndarray) -> bytes:
+    """An array's dtype, shape and bytes, as the checksum hashes it."""
+    array = np.ascontiguousarray(array)
+    header = (_header(array.dtype, array.shape) if array.dtype.metadata is None
+              else str(array.dtype).encode() + str(array.shape).encode())
+    return header + array.tobytes()

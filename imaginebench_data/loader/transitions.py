@@ -40,8 +40,9 @@ from ..cards.card import Card
 from ..core.episode import Episode
 from ..datasets.checksum import DatasetChecksum
 from ..datasets.ids import DatasetId
-from ..datasets.read import open_dataset, read_card, stored_episodes
+from ..datasets.read import CHUNK, open_dataset, read_card, stored_episodes
 from ..domains import get_domain
+from ..pipeline.executors import LocalPool
 from . import cache
 
 _ARRAYS = ("observations", "next_observations", "actions", "rewards", "terminals", "timeouts",
@@ -52,6 +53,8 @@ _EPISODE_DTYPES = {"episode_id": "int64", "task_id": "str", "level": "str", "phr
                    "source": "str", "seed": "Int64", "length": "int64", "return": "float64"}
 _EPISODE_COLUMNS = tuple(_EPISODE_DTYPES)
 _STRING_COLUMNS = tuple(name for name, dtype in _EPISODE_DTYPES.items() if dtype == "str")
+PARALLEL_EPISODES = 4 * CHUNK  # a cold load of this many episodes or more reads on every core
+MAX_READERS = 4
 _EPISODE_PREFIX = "episodes__"  # the episode table's columns among the cache entry's arrays
 
 
@@ -108,12 +111,12 @@ def default_cache_dir() -> Path:
 def load(dataset_id: str | DatasetId, *, cache_dir: str | os.PathLike | None = None) -> Transitions:
     """Load ``dataset_id`` (e.g. ``"imaginebench/clevr-train-real-v0"``) as flat transitions.
 
-    The dataset is read from ``$MINARI_DATASETS_PATH`` (default ``~/.minari/datasets``) once,
-    flattened, and cached in ``cache_dir`` (default ``default_cache_dir()``) as one
-    ``.ibcache`` file (every array, the episode table's columns included, and the strings),
-    keyed by the card's checksum (see ``loader/cache.py``: entries are checked when read and
-    rebuilt when damaged; a cache that cannot be written only makes loading slower). Later
-    loads read the cache without Minari.
+    The dataset is read from ``$MINARI_DATASETS_PATH`` (default ``~/.minari/datasets``) once
+    (from 2,048 episodes on, by a forked process per core), flattened, and cached in
+    ``cache_dir`` (default ``default_cache_dir()``) as one ``.ibcache`` file (every array, the
+    episode table's columns included, and the strings), keyed by the card's checksum (see
+    ``loader/cache.py``: entries are checked when read and rebuilt when damaged; a cache that
+    cannot be written only makes loading slower). Later loads read the cache without Minari.
 
     Raises ``DatasetNotFoundError`` (a ``KeyError``) naming the id, the folder searched and
     the locally available imaginebench ids, and ``DatasetChangedError`` (a ``ValueError``)
@@ -144,18 +147,28 @@ class DatasetChangedError(ValueError):
 
 
 def _flatten(dataset_id: str, dataset: Any, card: Card) -> tuple[Transitions, str]:
-    """The dataset's transitions, and the checksum its episodes hash to (as the writer's)."""
+    """The dataset's transitions, and the checksum its episodes hash to (as the writer's).
+
+    Chunks of ``CHUNK`` episodes are read and flattened by ``_flatten_chunk``; from
+    ``PARALLEL_EPISODES`` episodes on, in forked processes on every core (at most
+    ``MAX_READERS``), their results joined here in episode order (the checksum hashes one
+    stream, so it is the same however the chunks were read)."""
     parts: dict[str, list[np.ndarray]] = {name: [] for name in _ARRAYS if name != "instruction_ids"}
     texts: list[str] = []
     lengths: list[int] = []
     rows: list[dict[str, Any]] = []
     checksum = DatasetChecksum.for_card(card)
-    episodes = stored_episodes(dataset, get_domain(card.domain))
-    for index, episode in zip(dataset.episode_indices, episodes):
-        checksum.update(episode)
-        rows.append(_append_episode(parts, int(index), episode))
-        texts.append(episode.instruction)
-        lengths.append(len(episode))
+    count = dataset.total_episodes
+    chunks = [range(start, min(start + CHUNK, count)) for start in range(0, count, CHUNK)]
+    workers = min(MAX_READERS, os.cpu_count() or 1) if count >= PARALLEL_EPISODES else 1
+    setup = (_set_reading, (dataset, card.domain, checksum.everything))
+    for chunk in LocalPool(workers).map(_flatten_chunk, chunks, setup):
+        for name, arrays in chunk["parts"].items():
+            parts[name].append(arrays)
+        checksum.update_bytes(chunk["hashed"], episodes=len(chunk["rows"]))
+        rows += chunk["rows"]
+        texts += chunk["texts"]
+        lengths += chunk["lengths"]
     arrays = {k: (np.concatenate(v) if v else np.zeros(0)) for k, v in parts.items()}
     instructions, text_ids = np.unique(np.asarray(texts, dtype=str), return_inverse=True)
     instruction_ids = np.repeat(text_ids.reshape(-1), lengths).astype(np.int64)
@@ -179,6 +192,31 @@ def _flatten(dataset_id: str, dataset: Any, card: Card) -> tuple[Transitions, st
         episodes=frame,
         card=card,
     ), checksum.hexdigest()
+
+
+_reading: tuple[Any, Any, bool] | None = None  # what _flatten_chunk reads, set once per process
+
+
+def _set_reading(dataset: Any, domain_name: str, everything: bool) -> None:
+    global _reading
+    _reading = (dataset, get_domain(domain_name), everything)
+
+
+def _flatten_chunk(positions: range) -> dict[str, Any]:
+    """The episodes at ``positions`` (of Minari's order) flattened: each array's rows, the
+    episode table's rows, the instructions, the lengths and the bytes the checksum hashes."""
+    dataset, domain, everything = _reading
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in _ARRAYS if name != "instruction_ids"}
+    rows, texts, lengths, hashed = [], [], [], []
+    checksum = DatasetChecksum(everything)
+    indices = dataset.episode_indices
+    for position, episode in zip(positions, stored_episodes(dataset, domain, positions)):
+        hashed.append(checksum.episode_bytes(episode))
+        rows.append(_append_episode(parts, int(indices[position]), episode))
+        texts.append(episode.instruction)
+        lengths.append(len(episode))
+    return {"parts": {name: np.concatenate(arrays) for name, arrays in parts.items()},
+            "rows": rows, "texts": texts, "lengths": lengths, "hashed": b"".join(hashed)}
 
 
 def _flag(infos: dict[str, np.ndarray], key: str, length: int, default: bool) -> np.ndarray:
