@@ -79,9 +79,10 @@ def test_same_episodes_give_the_same_file(minari_root, tmp_path, monkeypatch):
 @pytest.mark.parametrize("domain_name", ["clevr", "halfcheetah"])
 def test_the_short_dataset_path_writes_the_bytes_of_h5pys_create_dataset(minari_root, tmp_path, monkeypatch,
                                                                            domain_name):
-    """hdf5_layout creates datasets with h5py's low-level calls (issue 16); the file must be
-    byte for byte the one ``group.create_dataset`` wrote (bool enums, fixed UTF-8 strings,
-    compact and contiguous arrays, float64 simulator states)."""
+    """hdf5_layout creates datasets and attributes on libhdf5 itself (issue 16); the file must
+    be byte for byte the one ``group.create_dataset`` and ``group.attrs[...] =`` wrote (bool
+    enums, fixed UTF-8 strings, compact and contiguous arrays, float64 simulator states,
+    variable-length string and int64 attributes)."""
     import h5py
 
     from imaginebench_data.datasets import hdf5_layout
@@ -96,6 +97,8 @@ def test_the_short_dataset_path_writes_the_bytes_of_h5pys_create_dataset(minari_
         group.create_dataset(name, data=data, dcpl=dcpl, track_times=False)
 
     monkeypatch.setattr(hdf5_layout, "_create", create_dataset)
+    monkeypatch.setattr(hdf5_layout, "_set_attribute",
+                        lambda group, name, value: group.attrs.create(name, value))
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "high-level"))
     write(domain_name, 30)
     assert (tmp_path / "high-level" / dataset_id / "data" / MAIN_FILE).read_bytes() == short

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import os
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -42,37 +41,17 @@ import h5py
 import numpy as np
 from minari.data_collector import EpisodeBuffer
 
+from . import libhdf5
+
 MAIN_FILE = "main_data.hdf5"  # the one file of Minari's HDF5 storage
 LIBVER = ("v108", "latest")  # readable by HDF5 1.8 and later (every h5py 3)
 COMPACT_BYTES = 16 * 1024  # arrays up to this size live in their object header (HDF5 allows < 64 KiB)
 
 
-@functools.cache
-def _hdf5_library() -> ctypes.CDLL | None:
-    """The libhdf5 that h5py has loaded (h5py does not expose the header-size hint), or None."""
-    try:
-        with open("/proc/self/maps") as maps:  # Linux: the very copy in this process
-            paths = {line.split()[-1] for line in maps if "/libhdf5" in line}
-    except OSError:
-        paths = set()
-    libs = Path(h5py.__file__).parent
-    paths |= {str(p) for folder in (libs.parent / "h5py.libs", libs / ".dylibs") if folder.is_dir()
-              for p in folder.iterdir() if p.name.startswith("libhdf5") and "_hl" not in p.name}
-    for path in sorted(p for p in paths if "_hl" not in os.path.basename(p)):
-        try:
-            library = ctypes.CDLL(path)
-            setter = library.H5Fset_dset_no_attrs_hint
-        except (OSError, AttributeError):
-            continue
-        setter.argtypes, setter.restype = [ctypes.c_int64, ctypes.c_bool], ctypes.c_int
-        return library
-    return None
-
-
 def minimize_headers(file: h5py.File) -> bool:
     """Size every dataset header created in ``file`` to its content (HDF5 >= 1.10.5); False,
     with one warning, where the library cannot be reached (the file is then larger, not wrong)."""
-    library = _hdf5_library()
+    library = libhdf5.library()
     if library is not None and library.H5Fset_dset_no_attrs_hint(file.id.id, True) >= 0:
         return True
     warnings.warn("imaginebench: cannot reach libhdf5's H5Fset_dset_no_attrs_hint; datasets are "
@@ -84,22 +63,84 @@ def _create(group: h5py.Group, name: str, data: np.ndarray, settings: dict) -> N
     if settings.get("dataset_options"):  # the benchmark's chunked/compressed comparisons
         group.create_dataset(name, data=data, track_times=False, **settings["dataset_options"])
         return
-    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
-    if 0 < data.nbytes <= settings["compact_bytes"]:
-        dcpl.set_layout(h5py.h5d.COMPACT)
-    if data.ndim == 0 or data.dtype.hasobject:  # h5py's own path for what the short one skips
-        group.create_dataset(name, data=data, dcpl=dcpl, track_times=False)
+    compact = 0 < data.nbytes <= settings["compact_bytes"]
+    library = libhdf5.library()
+    if data.ndim and not data.dtype.hasobject and library is not None:
+        _create_directly(library, group.id.id, name, data, compact)
         return
-    # What group.create_dataset(name, data=data, dcpl=dcpl, track_times=False) does for a
-    # C-contiguous array (h5py 3, _hl/dataset.py make_new_dset), in the same calls with the
-    # same properties, so the same bytes; without building the high-level objects, the
-    # larger part of the main process's time per episode in a build.
-    dcpl.set_obj_track_times(False)
-    dcpl.set_attr_creation_order(h5py.h5p.CRT_ORDER_TRACKED | h5py.h5p.CRT_ORDER_INDEXED
-                                 if h5py.get_config().track_order else 0)
-    space = h5py.h5s.create_simple(data.shape, None)
-    dataset = h5py.h5d.create(group.id, name.encode(), _file_type(data.dtype), space, dcpl=dcpl)
-    dataset.write(h5py.h5s.ALL, h5py.h5s.ALL, data)
+    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    if compact:
+        dcpl.set_layout(h5py.h5d.COMPACT)
+    group.create_dataset(name, data=data, dcpl=dcpl, track_times=False)
+
+
+def _create_directly(library: libhdf5.Library, group: int, name: str, data: np.ndarray,
+                     compact: bool) -> None:
+    """What ``group.create_dataset(name, data=data, dcpl=dcpl, track_times=False)`` does for a
+    C-contiguous array (h5py 3, ``_hl/dataset.py`` ``make_new_dset``): the same calls with the
+    same properties and types, so the same bytes, made on libhdf5 itself. Building h5py's
+    objects was the larger part of a build's main process per episode. The data is written
+    in the file's type (no conversion)."""
+    dcpl = library.H5Pcreate(library.dataset_create_class)
+    space = dataset = -1
+    try:
+        if compact:
+            library.H5Pset_layout(dcpl, libhdf5.D_COMPACT)
+        library.H5Pset_obj_track_times(dcpl, False)
+        library.H5Pset_attr_creation_order(dcpl, _track_order_flags())
+        space = library.H5Screate_simple(data.ndim, (ctypes.c_uint64 * data.ndim)(*data.shape), None)
+        file_type = _file_type(data.dtype)  # kept alive until the data is written
+        dataset = library.H5Dcreate2(group, name.encode(), file_type.id, space, libhdf5.DEFAULT, dcpl,
+                                     libhdf5.DEFAULT)
+        if dataset < 0 or library.H5Dwrite(dataset, file_type.id, libhdf5.DEFAULT, libhdf5.DEFAULT,
+                                           libhdf5.DEFAULT, data.ctypes.data) < 0:
+            raise OSError(f"libhdf5 could not write dataset {name!r}")
+    finally:
+        for close, handle in ((library.H5Dclose, dataset), (library.H5Sclose, space),
+                              (library.H5Pclose, dcpl)):
+            if handle >= 0:
+                close(handle)
+
+
+def _track_order_flags() -> int:
+    """h5py's attribute creation order flags for a new dataset (``h5py.get_config().track_order``)."""
+    return h5py.h5p.CRT_ORDER_TRACKED | h5py.h5p.CRT_ORDER_INDEXED if h5py.get_config().track_order else 0
+
+
+_INT64 = (-(2 ** 63), 2 ** 63)
+
+
+def _set_attribute(group: h5py.Group, name: str, value: object) -> None:
+    """``group.attrs[name] = value``: a Python ``str`` (h5py: a scalar variable-length UTF-8
+    string) or ``int`` (a scalar int64) straight through the library, with h5py's types; any
+    other value through h5py. The group is new: no attribute to replace."""
+    library = libhdf5.library()
+    kind = type(value)
+    if library is None or not (kind is str or (kind is int and _INT64[0] <= value < _INT64[1])):
+        group.attrs[name] = value
+        return
+    file_type = _plain_file_type(_VLEN_STR if kind is str else _INT64_DTYPE)
+    if kind is str:
+        buffer = ctypes.c_char_p(value.encode("utf-8"))
+        pointer = ctypes.cast(ctypes.byref(buffer), ctypes.c_void_p)
+    else:
+        number = np.array(value, np.int64)
+        pointer = number.ctypes.data
+    space = library.H5Screate_simple(0, None, None)  # scalar
+    attribute = -1
+    try:
+        attribute = library.H5Acreate2(group.id.id, name.encode(), file_type.id, space, libhdf5.DEFAULT,
+                                       libhdf5.DEFAULT)
+        if attribute < 0 or library.H5Awrite(attribute, file_type.id, pointer) < 0:
+            raise OSError(f"libhdf5 could not write attribute {name!r}")
+    finally:
+        if attribute >= 0:
+            library.H5Aclose(attribute)
+        library.H5Sclose(space)
+
+
+_VLEN_STR = h5py.string_dtype("utf-8")
+_INT64_DTYPE = np.dtype(np.int64)
 
 
 def _file_type(dtype: np.dtype) -> h5py.h5t.TypeID:
@@ -117,14 +158,12 @@ def _plain_file_type(dtype: np.dtype) -> h5py.h5t.TypeID:
 def _group(parent: h5py.Group, name: str, names: list[str]) -> h5py.Group:
     """A new group sized for links ``names`` (HDF5 otherwise reserves room for 4 links of 8
     characters, and a modification time)."""
-    library = _hdf5_library()
+    library = libhdf5.library()
     if library is None:
         return parent.create_group(name)
     gcpl = h5py.h5p.create(h5py.h5p.GROUP_CREATE)
     gcpl.set_obj_track_times(False)
-    longest = max([1, *map(len, names)])
-    estimate = (ctypes.c_int64(gcpl.id), ctypes.c_uint(len(names)), ctypes.c_uint(longest))
-    if library.H5Pset_est_link_info(*estimate) < 0:
+    if library.H5Pset_est_link_info(gcpl.id, len(names), max([1, *map(len, names)])) < 0:
         return parent.create_group(name)
     return h5py.Group(h5py.h5g.create(parent.id, name.encode(), gcpl=gcpl))
 
@@ -152,13 +191,13 @@ def write_episode(file: h5py.File, buffer: EpisodeBuffer, compact_bytes: int = C
             "terminations": buffer.terminations, "truncations": buffer.truncations,
             "infos": buffer.infos or {}}
     group = file.create_group(f"episode_{buffer.id}")  # its attributes outgrow any estimate
-    group.attrs["id"] = buffer.id
+    _set_attribute(group, "id", buffer.id)
     if buffer.seed is not None:
-        group.attrs["seed"] = buffer.seed
+        _set_attribute(group, "seed", buffer.seed)
     for key, value in (buffer.options or {}).items():
-        group.attrs[f"options/{key}"] = value
+        _set_attribute(group, f"options/{key}", value)
     steps = len(buffer.rewards)
-    group.attrs["total_steps"] = steps
+    _set_attribute(group, "total_steps", steps)
     _write_tree(group, tree, {"compact_bytes": compact_bytes, "dataset_options": dataset_options})
     return steps
 

@@ -6,8 +6,8 @@ in the same dtypes and byte orders, the same metadata, ``infos`` as a dict of ar
 reaches every group, dataset and attribute through h5py's high-level objects, about 1.9 ms per
 episode whatever its length, which made most of a cold load (135 s for paper-scale CLEVR
 easy); even h5py's low-level objects cost about 1 ms. Here each object is opened, read and
-closed by the library h5py itself loaded (``hdf5_layout._hdf5_library``), called through
-ctypes; h5py only names the numpy dtype of each HDF5 type the first time it is met.
+closed by the library h5py itself loaded, called through ctypes (``libhdf5``); h5py only
+names the numpy dtype of each HDF5 type the first time it is met.
 
 Nothing is parsed here: libhdf5 reads the file. What the reader does not expect (a nested
 ``infos`` group, an empty dataspace, a compound type, an array of variable-length strings as
@@ -28,16 +28,9 @@ from typing import Any
 import h5py
 import numpy as np
 
-from .hdf5_layout import _hdf5_library
+from . import libhdf5
+from .libhdf5 import DEFAULT, I_DATASET, INDEX_NAME, ITER_INC, MAX_RANK, S_SCALAR, S_SIMPLE, T_STRING
 
-_DEFAULT = 0  # H5P_DEFAULT, and H5S_ALL
-_INDEX_NAME = _ITER_INC = 0  # H5_INDEX_NAME, H5_ITER_INC: by name, increasing (h5py's order)
-_I_DATASET = 5  # H5I_DATASET
-_S_SCALAR, _S_SIMPLE = 0, 1  # H5S_class_t
-_T_STRING = 3  # H5T_class_t
-_T_VARIABLE = ctypes.c_size_t(-1).value  # H5T_VARIABLE
-_CSET_UTF8 = 1
-_MAX_RANK = 32  # H5S_MAX_RANK
 _ARRAYS = {"actions": b"actions", "rewards": b"rewards", "terminations": b"terminations",
            "truncations": b"truncations"}
 
@@ -47,80 +40,9 @@ class NotHandled(Exception):
     read it with Minari (which reads it, or says what is wrong)."""
 
 
-class _GroupInfo(ctypes.Structure):  # H5G_info_t
-    _fields_ = [("storage_type", ctypes.c_int), ("nlinks", ctypes.c_uint64),
-                ("max_corder", ctypes.c_int64), ("mounted", ctypes.c_bool)]
-
-
-_SIGNATURES = {  # name: (restype, argtypes); hid_t is int64, hsize_t uint64, herr_t/htri_t int
-    "H5Gopen2": (ctypes.c_int64, [ctypes.c_int64, ctypes.c_char_p, ctypes.c_int64]),
-    "H5Gclose": (ctypes.c_int, [ctypes.c_int64]),
-    "H5Gget_info": (ctypes.c_int, [ctypes.c_int64, ctypes.POINTER(_GroupInfo)]),
-    "H5Lget_name_by_idx": (ctypes.c_ssize_t, [ctypes.c_int64, ctypes.c_char_p, ctypes.c_int,
-                                              ctypes.c_int, ctypes.c_uint64, ctypes.c_char_p,
-                                              ctypes.c_size_t, ctypes.c_int64]),
-    "H5Lexists": (ctypes.c_int, [ctypes.c_int64, ctypes.c_char_p, ctypes.c_int64]),
-    "H5Oopen": (ctypes.c_int64, [ctypes.c_int64, ctypes.c_char_p, ctypes.c_int64]),
-    "H5Oclose": (ctypes.c_int, [ctypes.c_int64]),
-    "H5Iget_type": (ctypes.c_int, [ctypes.c_int64]),
-    "H5Dget_type": (ctypes.c_int64, [ctypes.c_int64]),
-    "H5Dget_space": (ctypes.c_int64, [ctypes.c_int64]),
-    "H5Dread": (ctypes.c_int, [ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
-                               ctypes.c_int64, ctypes.c_void_p]),
-    "H5Aget_num_attrs": (ctypes.c_int, [ctypes.c_int64]),
-    "H5Aopen_by_idx": (ctypes.c_int64, [ctypes.c_int64, ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
-                                        ctypes.c_uint64, ctypes.c_int64, ctypes.c_int64]),
-    "H5Aexists": (ctypes.c_int, [ctypes.c_int64, ctypes.c_char_p]),
-    "H5Aopen": (ctypes.c_int64, [ctypes.c_int64, ctypes.c_char_p, ctypes.c_int64]),
-    "H5Aget_name": (ctypes.c_ssize_t, [ctypes.c_int64, ctypes.c_size_t, ctypes.c_char_p]),
-    "H5Aget_type": (ctypes.c_int64, [ctypes.c_int64]),
-    "H5Aget_space": (ctypes.c_int64, [ctypes.c_int64]),
-    "H5Aread": (ctypes.c_int, [ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p]),
-    "H5Aclose": (ctypes.c_int, [ctypes.c_int64]),
-    "H5Sget_simple_extent_type": (ctypes.c_int, [ctypes.c_int64]),
-    "H5Sget_simple_extent_dims": (ctypes.c_int, [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]),
-    "H5Sclose": (ctypes.c_int, [ctypes.c_int64]),
-    "H5Tget_class": (ctypes.c_int, [ctypes.c_int64]),
-    "H5Tget_size": (ctypes.c_size_t, [ctypes.c_int64]),
-    "H5Tis_variable_str": (ctypes.c_int, [ctypes.c_int64]),
-    "H5Tequal": (ctypes.c_int, [ctypes.c_int64, ctypes.c_int64]),
-    "H5Tcopy": (ctypes.c_int64, [ctypes.c_int64]),
-    "H5Tset_size": (ctypes.c_int, [ctypes.c_int64, ctypes.c_size_t]),
-    "H5Tset_cset": (ctypes.c_int, [ctypes.c_int64, ctypes.c_int]),
-    "H5Tclose": (ctypes.c_int, [ctypes.c_int64]),
-    "H5free_memory": (ctypes.c_int, [ctypes.c_void_p]),
-    "H5Treclaim": (ctypes.c_int, [ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p]),
-}
-
-
-class _Library:
-    """libhdf5's functions with their C signatures, and the one memory type this needs."""
-
-    def __init__(self, library: ctypes.CDLL) -> None:
-        for name, (restype, argtypes) in _SIGNATURES.items():
-            function = getattr(library, name)
-            function.restype, function.argtypes = restype, argtypes
-            setattr(self, name, function)
-        self.vlen_utf8 = self.H5Tcopy(ctypes.c_int64.in_dll(library, "H5T_C_S1_g").value)
-        self.H5Tset_size(self.vlen_utf8, _T_VARIABLE)
-        self.H5Tset_cset(self.vlen_utf8, _CSET_UTF8)
-
-
-_library: _Library | None = None
-
-
 def available() -> bool:
     """Whether the libhdf5 h5py loaded can be called (else every episode goes through Minari)."""
-    global _library
-    if _library is None:
-        library = _hdf5_library()
-        if library is None:
-            return False
-        try:
-            _library = _Library(library)
-        except (AttributeError, ValueError):  # a libhdf5 without one of these functions
-            return False
-    return True
+    return libhdf5.library() is not None
 
 
 class EpisodeReader:
@@ -134,13 +56,13 @@ class EpisodeReader:
     def __init__(self, path: Path, attributes: Sequence[str] | None = None) -> None:
         if not available():
             raise NotHandled("libhdf5 cannot be called through ctypes here")
-        self._h5 = _library
+        self._h5 = libhdf5.library()
         self._file = h5py.h5f.open(str(path).encode(), h5py.h5f.ACC_RDONLY)  # h5py's object keeps it open
         # (class, size) -> [(a copy of a type met, its dtype)]
         self._types: dict[tuple[int, int], list[tuple[int, np.dtype]]] = {}
-        self._dims = (ctypes.c_uint64 * _MAX_RANK)()
+        self._dims = (ctypes.c_uint64 * MAX_RANK)()
         self._name = ctypes.create_string_buffer(1024)
-        self._info = _GroupInfo()
+        self._info = libhdf5.GroupInfo()
         self._wanted = None if attributes is None else [name.encode("utf-8") for name in attributes]
         self._last: dict[bytes, tuple[int, np.dtype]] = {}  # link -> the type it had last, and its dtype
 
@@ -162,7 +84,7 @@ class EpisodeReader:
         instruction comes back as the stored strings (``bytes``; Minari decodes them to ``str``)."""
         h5 = self._h5
         name = f"episode_{index}".encode()
-        episode = h5.H5Gopen2(self._file.id, name, _DEFAULT)
+        episode = h5.H5Gopen2(self._file.id, name, DEFAULT)
         if episode < 0:
             raise NotHandled(f"no group {name.decode()}")
         try:
@@ -172,7 +94,7 @@ class EpisodeReader:
                 "state": self._dataset(episode, b"observations/state", name),
                 "instruction": self._dataset(episode, b"observations/instruction", name)}}
             stored["infos"] = None
-            if h5.H5Lexists(episode, b"infos", _DEFAULT) > 0:
+            if h5.H5Lexists(episode, b"infos", DEFAULT) > 0:
                 stored["infos"] = {key.decode(): self._dataset(episode, b"infos/" + key, name)
                                    for key in self._links(episode, b"infos")}
             for key, link in _ARRAYS.items():
@@ -186,7 +108,7 @@ class EpisodeReader:
     def _links(self, location: int, group_name: bytes) -> list[bytes]:
         """The link names of a group, in name order."""
         h5 = self._h5
-        group = h5.H5Gopen2(location, group_name, _DEFAULT)
+        group = h5.H5Gopen2(location, group_name, DEFAULT)
         if group < 0:
             raise NotHandled(f"no group {group_name.decode()}")
         try:
@@ -194,8 +116,8 @@ class EpisodeReader:
                 raise NotHandled(f"cannot list group {group_name.decode()}")
             names = []
             for position in range(self._info.nlinks):
-                length = h5.H5Lget_name_by_idx(group, b".", _INDEX_NAME, _ITER_INC, position, self._name,
-                                               len(self._name), _DEFAULT)
+                length = h5.H5Lget_name_by_idx(group, b".", INDEX_NAME, ITER_INC, position, self._name,
+                                               len(self._name), DEFAULT)
                 if length < 0 or length >= len(self._name):
                     raise NotHandled(f"a link name in {group_name.decode()} is too long")
                 names.append(self._name.value)
@@ -206,9 +128,9 @@ class EpisodeReader:
     def _shape(self, space: int, what: str) -> tuple[int, ...]:
         h5 = self._h5
         kind = h5.H5Sget_simple_extent_type(space)
-        if kind == _S_SCALAR:
+        if kind == S_SCALAR:
             return ()
-        if kind != _S_SIMPLE:
+        if kind != S_SIMPLE:
             raise NotHandled(f"{what}: an empty (null) dataspace")
         rank = h5.H5Sget_simple_extent_dims(space, self._dims, None)
         return tuple(self._dims[:rank])
@@ -242,17 +164,17 @@ class EpisodeReader:
         """The whole of dataset ``link`` of the episode group, as ``Dataset[()]`` reads it: in the
         stored type (h5py's dtype for it), no conversion."""
         h5 = self._h5
-        dataset = h5.H5Oopen(episode, link, _DEFAULT)
+        dataset = h5.H5Oopen(episode, link, DEFAULT)
         if dataset < 0:
             raise NotHandled(f"no dataset {link.decode()}")
         try:
-            if h5.H5Iget_type(dataset) != _I_DATASET:
+            if h5.H5Iget_type(dataset) != I_DATASET:
                 raise NotHandled(f"{group.decode()}/{link.decode()} is not a dataset")
             type_id, space = h5.H5Dget_type(dataset), h5.H5Dget_space(dataset)
             try:
                 path = group + b"/" + link
                 shape = self._shape(space, path.decode())
-                if h5.H5Tget_class(type_id) == _T_STRING and h5.H5Tis_variable_str(type_id) > 0:
+                if h5.H5Tget_class(type_id) == T_STRING and h5.H5Tis_variable_str(type_id) > 0:
                     return self._strings(dataset, space, shape, path)
                 last = self._last.get(link)
                 if last is not None and h5.H5Tequal(type_id, last[0]) > 0:
@@ -261,7 +183,7 @@ class EpisodeReader:
                     dtype = self._dtype(type_id, lambda: h5py.h5d.open(self._file, path).dtype)
                     self._last[link] = (self._known(type_id), dtype)
                 array = np.empty(shape, dtype=dtype)
-                if array.size and h5.H5Dread(dataset, type_id, _DEFAULT, _DEFAULT, _DEFAULT,
+                if array.size and h5.H5Dread(dataset, type_id, DEFAULT, DEFAULT, DEFAULT,
                                              array.ctypes.data) < 0:
                     raise NotHandled(f"cannot read dataset {link.decode()}")
                 return array
@@ -277,7 +199,7 @@ class EpisodeReader:
         h5 = self._h5
         count = int(np.prod(shape))
         pointers = (ctypes.c_char_p * count)()
-        if count and h5.H5Dread(dataset, h5.vlen_utf8, _DEFAULT, _DEFAULT, _DEFAULT, pointers) < 0:
+        if count and h5.H5Dread(dataset, h5.vlen_utf8, DEFAULT, DEFAULT, DEFAULT, pointers) < 0:
             raise NotHandled(f"cannot read dataset {path.decode()}")
         try:
             array = np.empty(count, dtype=h5py.string_dtype("utf-8"))
@@ -285,7 +207,7 @@ class EpisodeReader:
             return array.reshape(shape)
         finally:
             if count:
-                h5.H5Treclaim(h5.vlen_utf8, space, _DEFAULT, pointers)
+                h5.H5Treclaim(h5.vlen_utf8, space, DEFAULT, pointers)
 
     def _attributes(self, episode: int, group: bytes) -> dict[str, Any]:
         """The group's attributes as ``dict(group.attrs)`` gives them (variable-length strings as
@@ -293,7 +215,7 @@ class EpisodeReader:
         h5 = self._h5
         values: dict[str, Any] = {}
         for position in range(h5.H5Aget_num_attrs(episode)):
-            attribute = h5.H5Aopen_by_idx(episode, b".", _INDEX_NAME, _ITER_INC, position, _DEFAULT, _DEFAULT)
+            attribute = h5.H5Aopen_by_idx(episode, b".", INDEX_NAME, ITER_INC, position, DEFAULT, DEFAULT)
             if attribute < 0:
                 raise NotHandled(f"cannot open attribute {position}")
             try:
@@ -313,7 +235,7 @@ class EpisodeReader:
         for name in self._wanted:
             if h5.H5Aexists(episode, name) <= 0:
                 continue
-            attribute = h5.H5Aopen(episode, name, _DEFAULT)
+            attribute = h5.H5Aopen(episode, name, DEFAULT)
             if attribute < 0:
                 raise NotHandled(f"cannot open attribute {name.decode()}")
             try:
@@ -327,7 +249,7 @@ class EpisodeReader:
         type_id, space = h5.H5Aget_type(attribute), h5.H5Aget_space(attribute)
         try:
             shape = self._shape(space, where.decode())
-            if h5.H5Tget_class(type_id) == _T_STRING and h5.H5Tis_variable_str(type_id) > 0:
+            if h5.H5Tget_class(type_id) == T_STRING and h5.H5Tis_variable_str(type_id) > 0:
                 if shape != ():
                     raise NotHandled(f"{where.decode()}: an array of variable-length strings")
                 pointer = ctypes.c_char_p()
