@@ -15,7 +15,7 @@
 - a CLEVR reset (``episode_start``: task, phrasing and a random scene whose balls are apart)
   against the random scenes drawn and checked one try at a time, as before issue 16.
 
-Usage: python benchmarks/collection_speed.py [--rounds 2] [--clevr-episodes 200]
+Usage: python benchmarks/collection_speed.py [--rounds 2] [--clevr-episodes 200] [--babyai-episodes N ...]
 Times are the best of ``--rounds``; prints, asserts nothing.
 """
 
@@ -186,11 +186,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--clevr-episodes", type=int, default=200, help="0: no CLEVR build")
+    parser.add_argument("--babyai-episodes", type=int, nargs="*", default=[],
+                        help="also time BabyAI's collection phase at these sizes (e.g. 8400: paper scale)")
     args = parser.parse_args()
     clevr_reset()
     with tempfile.TemporaryDirectory() as tmp:
         per_episode("imaginebench/babyai-train-real-v0", 300, Path(tmp))
-        collection_phase("imaginebench/babyai-train-real-v0", None, args.rounds, Path(tmp))
+        for count in (None, *args.babyai_episodes):
+            collection_phase("imaginebench/babyai-train-real-v0", count, args.rounds, Path(tmp))
         workers_speedup("imaginebench/babyai-train-real-v0", None, args.rounds, Path(tmp) / "babyai")
         if args.clevr_episodes:
             workers_speedup("imaginebench/clevr-train-real-v0", args.clevr_episodes, args.rounds,

@@ -3,8 +3,9 @@
 - ``Sampler.sample(256)`` to torch against a bare numpy gather of the same number of rows;
 - a cached reload (``ib.load`` when its cache entry exists, the entry's hash included, as in
   a fresh process) against ``np.load`` of the same arrays;
-- a cold load (Minari read, flatten, checksum, cache write) against reading the same arrays
-  from the HDF5 file with h5py;
+- a cold load (read, flatten, checksum, cache write) against reading the same arrays from the
+  HDF5 file with h5py, and the episodes as the package reads them (libhdf5's calls) against
+  Minari's reader;
 - both at the demo size and at ``--large`` episodes (the demo's episodes repeated, written
   into a temporary Minari folder);
 - the start of a ``Sampler`` with the MiniLM encoder, in a fresh process, against one
@@ -30,7 +31,8 @@ import h5py
 import numpy as np
 
 import imaginebench_data as ib
-from imaginebench_data.datasets.read import data_path, local_ids
+from imaginebench_data.datasets.read import data_path, local_ids, open_dataset, stored_episodes
+from imaginebench_data.domains import get_domain
 from imaginebench_data.loader import cache as loader_cache
 
 GOALS = {"sampler": 1.5, "reload": 2.0, "cold": 1.2}  # at most this many times the reference
@@ -79,6 +81,19 @@ def h5py_read(path: Path) -> int:
     return count
 
 
+def reader_against_minari(dataset_id: str) -> tuple[float, float]:
+    """Every episode read by ``stored_episodes`` (libhdf5's calls, one process) against Minari's
+    ``get_episodes`` and ``get_episode_metadata``, which it replaced."""
+    dataset, card = open_dataset(dataset_id)
+    domain, indices = get_domain(card.domain), list(dataset.episode_indices)
+
+    def minari_read() -> None:
+        for _ in zip(dataset.storage.get_episodes(indices), dataset.storage.get_episode_metadata(indices)):
+            pass
+
+    return paired(lambda: sum(1 for _ in stored_episodes(dataset, domain)), minari_read, rounds=3)
+
+
 def npz_read(path: Path) -> int:
     with np.load(path, allow_pickle=False) as data:
         return len({name: data[name] for name in data.files})
@@ -108,6 +123,7 @@ def loads(dataset_id: str, label: str, workdir: Path) -> ib.Transitions:
         ib.load(dataset_id, cache_dir=workdir / f"cold-{next(folders)}")
 
     cold_time, raw_time = paired(cold, lambda: h5py_read(h5), rounds=3)
+    read_time, minari_time = reader_against_minari(dataset_id)
     warm_dir = workdir / "warm"
     transitions = ib.load(dataset_id, cache_dir=warm_dir)
 
@@ -122,6 +138,7 @@ def loads(dataset_id: str, label: str, workdir: Path) -> ib.Transitions:
     print(f"{label}: {dataset_id}, {len(transitions.episodes)} episodes, {len(transitions)} transitions, "
           f"cache entry {entry / 1e6:.1f} MB")
     row("cold load (ib.load, no cache)", cold_time, "h5py read of the arrays", raw_time, GOALS["cold"])
+    row("episodes read (stored_episodes)", read_time, "Minari's get_episodes+metadata", minari_time, None)
     row("cached reload (ib.load)", reload_time, "np.load of the same arrays", npz_time, GOALS["reload"])
     return transitions
 
@@ -199,8 +216,6 @@ def make_large(dataset_id: str, episodes: int, root: Path) -> None:
     from itertools import cycle, islice
 
     from imaginebench_data.datasets.ids import DatasetId
-    from imaginebench_data.datasets.read import open_dataset, stored_episodes
-    from imaginebench_data.domains import get_domain
     from imaginebench_data.pipeline.publish import publish
 
     dataset, card = open_dataset(dataset_id)

@@ -66,7 +66,8 @@ def _create(group: h5py.Group, name: str, data: np.ndarray, settings: dict) -> N
     compact = 0 < data.nbytes <= settings["compact_bytes"]
     library = libhdf5.library()
     if data.ndim and not data.dtype.hasobject and library is not None:
-        _create_directly(library, group.id.id, name, data, compact)
+        with libhdf5.lock:
+            _create_directly(library, group.id.id, name, data, compact)
         return
     dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
     if compact:
@@ -119,17 +120,24 @@ def _set_attribute(group: h5py.Group, name: str, value: object) -> None:
     if library is None or not (kind is str or (kind is int and _INT64[0] <= value < _INT64[1])):
         group.attrs[name] = value
         return
-    file_type = _plain_file_type(_VLEN_STR if kind is str else _INT64_DTYPE)
+    file_type = _VLEN_STR_TYPE if kind is str else _INT64_TYPE
     if kind is str:
         buffer = ctypes.c_char_p(value.encode("utf-8"))
         pointer = ctypes.cast(ctypes.byref(buffer), ctypes.c_void_p)
     else:
         number = np.array(value, np.int64)
         pointer = number.ctypes.data
+    with libhdf5.lock:
+        _create_attribute(library, group.id.id, name, file_type, pointer)
+
+
+def _create_attribute(library: libhdf5.Library, group: int, name: str, file_type: h5py.h5t.TypeID,
+                      pointer: object) -> None:
+    """What h5py's ``AttributeManager.create`` does for a scalar of ``file_type``, on libhdf5."""
     space = library.H5Screate_simple(0, None, None)  # scalar
     attribute = -1
     try:
-        attribute = library.H5Acreate2(group.id.id, name.encode(), file_type.id, space, libhdf5.DEFAULT,
+        attribute = library.H5Acreate2(group, name.encode(), file_type.id, space, libhdf5.DEFAULT,
                                        libhdf5.DEFAULT)
         if attribute < 0 or library.H5Awrite(attribute, file_type.id, pointer) < 0:
             raise OSError(f"libhdf5 could not write attribute {name!r}")
@@ -139,8 +147,9 @@ def _set_attribute(group: h5py.Group, name: str, value: object) -> None:
         library.H5Sclose(space)
 
 
-_VLEN_STR = h5py.string_dtype("utf-8")
-_INT64_DTYPE = np.dtype(np.int64)
+# h5py's types for a Python str and int attribute (``h5t.py_create(dtype, logical=True)``)
+_VLEN_STR_TYPE = h5py.h5t.py_create(h5py.string_dtype("utf-8"), logical=True)
+_INT64_TYPE = h5py.h5t.py_create(np.dtype(np.int64), logical=True)
 
 
 def _file_type(dtype: np.dtype) -> h5py.h5t.TypeID:

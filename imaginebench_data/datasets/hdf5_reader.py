@@ -76,12 +76,16 @@ class EpisodeReader:
         for entries in self._types.values():
             for type_id, _ in entries:
                 self._h5.H5Tclose(type_id)
-        self._types = {}
+        self._types, self._last = {}, {}
         self._file.close()
 
     def read(self, index: int) -> tuple[dict[str, Any], dict[str, Any]]:
         """Episode ``index``: (``get_episodes``' dict, ``get_episode_metadata``'s dict). The
         instruction comes back as the stored strings (``bytes``; Minari decodes them to ``str``)."""
+        with libhdf5.lock:
+            return self._read(index)
+
+    def _read(self, index: int) -> tuple[dict[str, Any], dict[str, Any]]:
         h5 = self._h5
         name = f"episode_{index}".encode()
         episode = h5.H5Gopen2(self._file.id, name, DEFAULT)

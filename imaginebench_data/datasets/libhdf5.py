@@ -7,17 +7,23 @@ one by one through h5py was most of a build's main process and most of a cold lo
 writer (``hdf5_layout``) and the reader (``hdf5_reader``) call the same library directly, with
 the same arguments h5py would pass (``tests/test_storage_layout.py`` checks the bytes written
 equal h5py's). ``library()`` is None where the library cannot be found; both then go through
-h5py and Minari as before.
+h5py and Minari as before. Calls are made holding ``lock``, h5py's own global lock, as h5py
+does for each of its calls: the library is not thread-safe, and a thread using h5py while
+another reads here must wait.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import os
 from pathlib import Path
 
 import h5py
+import h5py._objects
+
+lock = getattr(h5py._objects, "phil", None) or contextlib.nullcontext()  # h5py's lock, re-entrant
 
 DEFAULT = 0  # H5P_DEFAULT, and H5S_ALL
 INDEX_NAME = ITER_INC = 0  # H5_INDEX_NAME, H5_ITER_INC: by name, increasing (h5py's order)
