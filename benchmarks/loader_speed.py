@@ -221,7 +221,7 @@ def make_large(dataset_id: str, episodes: int, root: Path) -> None:
     dataset, card = open_dataset(dataset_id)
     domain = get_domain(card.domain)
     source = list(stored_episodes(dataset, domain))
-    previous = os.environ["MINARI_DATASETS_PATH"]
+    previous = os.environ.get("MINARI_DATASETS_PATH")  # unset: the dataset is in ~/.minari
     os.environ["MINARI_DATASETS_PATH"] = str(root)
     try:
         publish(DatasetId.parse(dataset_id), islice(cycle(source), episodes), domain, scale="demo",
@@ -229,7 +229,10 @@ def make_large(dataset_id: str, episodes: int, root: Path) -> None:
                 description="benchmark: demo episodes repeated", cards_dir=root / "cards",
                 total=episodes, progress=False)
     finally:
-        os.environ["MINARI_DATASETS_PATH"] = previous
+        if previous is None:
+            del os.environ["MINARI_DATASETS_PATH"]
+        else:
+            os.environ["MINARI_DATASETS_PATH"] = previous
 
 
 def main() -> None:
