@@ -372,6 +372,8 @@ def ground(
 
 @app.command("evaluate", epilog=_examples("imaginebench evaluate --domain clevr --algo bc --seeds 3",
                                            "imaginebench evaluate --level train --budget paper",
+                                           "imaginebench evaluate --level train --steps 20000 --hidden 512 "
+                                           "--dropout 0.2",
                                            "imaginebench evaluate --domain all --seeds 3"))
 def evaluate_regimes(
     domains: list[str] = typer.Option(None, "--domain", help="Domain whose datasets are compared "
@@ -382,6 +384,8 @@ def evaluate_regimes(
     budget: str = typer.Option("demo", help="demo (5,000 gradient steps per run) or paper (the "
                                "original's 500,000)."),
     steps: int | None = typer.Option(None, help="Gradient steps per run (overrides --budget)."),
+    hidden: int = typer.Option(256, help="bc: width of the MLP's two hidden layers."),
+    dropout: float = typer.Option(0.0, help="bc: dropout after each hidden layer while training."),
     levels: list[str] = typer.Option(None, "--level", help="Only this level (repeatable); default all."),
     out: Path = typer.Option(Path("results"), help="Folder for the result files."),
 ) -> None:
@@ -411,11 +415,13 @@ def evaluate_regimes(
     for domain in chosen:
         started = time.perf_counter()
         try:
-            results = compare(domain, algo=algo, levels=tuple(levels or LEVELS), seeds=seeds, steps=steps)
+            results = compare(domain, algo=algo, levels=tuple(levels or LEVELS), seeds=seeds, steps=steps,
+                              bc={"hidden": hidden, "dropout": dropout})
         except (ValueError, ImportError) as error:
             raise typer.BadParameter(str(error)) from error
         minutes = (time.perf_counter() - started) / 60
-        model = "2x256 MLP" if algo == "bc" else "d3rlpy's default networks"
+        regularized = f", dropout {dropout:g}" if dropout else ""
+        model = f"2x{hidden} MLP{regularized}" if algo == "bc" else "d3rlpy's default networks"
         scale = read_card(f"imaginebench/{domain}-train-real-v0").scale
         policy = " (actions sampled from its softmax)" if algo == "bc" else ""
         paths = write_results(results, out, note=f"{algo}: {steps:,} steps of 256, {model}{policy} on "

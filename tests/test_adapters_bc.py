@@ -73,6 +73,30 @@ def test_bc_samples_its_actions_reproducibly_by_seed(train_set):
     assert chosen[0] != chosen[2] and chosen[0] != chosen[3]  # another seed, or no sampling, differs
 
 
+def test_bc_dropout_trains_with_it_and_acts_without_it(train_set):
+    """Dropout changes training (other losses from the same initial weights) but not acting:
+    the trained network is in eval mode, so the same state gives the same argmax action."""
+    import torch
+
+    from imaginebench_data.baselines.bc import mlp
+
+    torch.manual_seed(0)
+    plain = mlp(12, 40, 32)
+    torch.manual_seed(0)
+    dropped = mlp(12, 40, 32, dropout=0.5)
+    assert sum(isinstance(m, torch.nn.Dropout) for m in dropped) == 2
+    for a, b in zip(plain.parameters(), dropped.parameters()):
+        assert torch.equal(a, b)  # the same initial weights for a seed
+    sampler = ib.Sampler({train_set: 1.0}, encoder=None)
+    settings = {"steps": 200, "batch_size": 64, "sample": False}
+    _, plain_losses = train_bc(sampler, BCSettings(**settings))
+    policy, dropped_losses = train_bc(sampler, BCSettings(**settings, dropout=0.5))
+    assert plain_losses != dropped_losses
+    transitions = sampler.datasets[0]
+    row = {"state": transitions.observations[0], "instruction": transitions.instruction_texts[0]}
+    assert len({policy(row) for _ in range(20)}) == 1
+
+
 def test_regimes_and_table():
     assert regime_datasets("clevr", "hard", "real") == {TRAIN: 1.0}
     assert regime_datasets("clevr", "hard", "real+imaginary") == {

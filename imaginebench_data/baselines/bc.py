@@ -33,11 +33,18 @@ class BCSettings:
     hidden: int = 256
     seed: int = 0
     sample: bool = True
+    dropout: float = 0.0  # after each hidden layer while training (0: none, the network of before)
 
 
-def mlp(n_in: int, n_out: int, hidden: int) -> nn.Sequential:
-    return nn.Sequential(nn.Linear(n_in, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(),
-                         nn.Linear(hidden, n_out))
+def mlp(n_in: int, n_out: int, hidden: int, dropout: float = 0.0) -> nn.Sequential:
+    """Two hidden ReLU layers; ``dropout`` > 0 adds ``nn.Dropout`` after each (no parameters:
+    the same initial weights for a seed, whatever the dropout)."""
+    layers: list[nn.Module] = []
+    for width_in in (n_in, hidden):
+        layers += [nn.Linear(width_in, hidden), nn.ReLU()]
+        if dropout > 0:
+            layers.append(nn.Dropout(dropout))
+    return nn.Sequential(*layers, nn.Linear(hidden, n_out))
 
 
 def train_bc(sampler: Sampler, settings: BCSettings | None = None) -> tuple[ConditionedPolicy, list[float]]:
@@ -49,7 +56,7 @@ def train_bc(sampler: Sampler, settings: BCSettings | None = None) -> tuple[Cond
     discrete = sampler.discrete
     n_out = int(space.n) if discrete else int(space.shape[0])
     embed_dim = 0 if sampler.embeddings is None else sampler.embeddings.shape[1]
-    net = mlp(sampler.datasets[0].observations.shape[1] + embed_dim, n_out, settings.hidden)
+    net = mlp(sampler.datasets[0].observations.shape[1] + embed_dim, n_out, settings.hidden, settings.dropout)
     optimiser = torch.optim.Adam(net.parameters(), lr=settings.lr)
     losses = []
     for step in range(settings.steps):

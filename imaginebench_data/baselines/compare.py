@@ -60,20 +60,23 @@ def eval_episodes(domain: str, level: str) -> int:
 
 
 def train_policy(algo: str, datasets: dict[str, float], steps: int, seed: int, encoder: str,
-                 samplers: dict) -> tuple:
+                 samplers: dict, bc: dict | None = None) -> tuple:
     """``algo`` trained for ``steps`` steps on ``datasets``: (policy, losses). ``samplers``
-    caches BC's samplers across seeds (their instruction embeddings are computed once)."""
+    caches BC's samplers across seeds (their instruction embeddings are computed once);
+    ``bc``: other ``BCSettings`` fields (e.g. hidden, dropout)."""
     if algo != "bc":
         return train_offline(algo, datasets, OfflineSettings(steps=steps, seed=seed), encoder=encoder)
     key = tuple(datasets.items())
     if key not in samplers:
         samplers[key] = Sampler({load(i): r for i, r in datasets.items()}, encoder=encoder)
-    return train_bc(samplers[key], BCSettings(steps=steps, seed=seed))
+    return train_bc(samplers[key], BCSettings(steps=steps, seed=seed, **(bc or {})))
 
 
 def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGIMES, seeds: int = 3,
-            steps: int = 5000, encoder: str = "minilm", progress: bool = True) -> pd.DataFrame:
-    """One row per (level, regime, seed): success rate, evaluation episodes, seconds."""
+            steps: int = 5000, encoder: str = "minilm", progress: bool = True,
+            bc: dict | None = None) -> pd.DataFrame:
+    """One row per (level, regime, seed): success rate, evaluation episodes, seconds. ``bc``:
+    BC's other settings (``BCSettings`` fields, e.g. ``{"hidden": 512, "dropout": 0.2}``)."""
     if algo not in ALGOS:
         raise ValueError(f"unknown algorithm {algo!r}; expected one of {', '.join(ALGOS)}")
     built = set(local_ids())
@@ -84,7 +87,7 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
     for level, regime, seed in tqdm(runs, desc=f"{algo} regimes on {domain}", disable=not progress):
         started = time.perf_counter()
         policy, losses = train_policy(algo, regime_datasets(domain, level, regime), steps, seed, encoder,
-                                      samplers)
+                                      samplers, bc)
         result = evaluate(policy, domain, level, episodes=eval_episodes(domain, level), seed=1000 + seed,
                           progress=False)
         rows.append({"domain": domain, "algo": algo, "level": level, "regime": regime, "seed": seed,
