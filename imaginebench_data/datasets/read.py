@@ -29,7 +29,7 @@ from .ids import DatasetId, DatasetIdError, datasets_root
 from .install import recover
 
 CARD_KEY = "imaginebench_card"
-CHUNK = 512  # episodes read from Minari at a time
+CHUNK = 512  # episodes read at a time (by Minari, or by one process of a parallel cold load)
 # The episode attributes ``stored_episodes`` reads (Minari also stores id, total_steps and the
 # instruction among the options, which the arrays already give).
 EPISODE_ATTRIBUTES = ("seed", "options/task_id", "options/level", "options/phrasing_id", "options/source",
