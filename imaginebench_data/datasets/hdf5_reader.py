@@ -129,24 +129,25 @@ class EpisodeReader:
         finally:
             h5.H5Gclose(group)
 
-    def _shape(self, space: int, what: str) -> tuple[int, ...]:
+    def _shape(self, space: int, what: bytes) -> tuple[int, ...]:
         h5 = self._h5
         kind = h5.H5Sget_simple_extent_type(space)
         if kind == S_SCALAR:
             return ()
         if kind != S_SIMPLE:
-            raise NotHandled(f"{what}: an empty (null) dataspace")
+            raise NotHandled(f"{what.decode()}: an empty (null) dataspace")
         rank = h5.H5Sget_simple_extent_dims(space, self._dims, None)
         return tuple(self._dims[:rank])
 
-    def _dtype(self, type_id: int, describe) -> np.dtype:
-        """The numpy dtype h5py gives HDF5 type ``type_id`` (``describe()`` asks h5py, once per type)."""
+    def _dtype(self, type_id: int, describe) -> tuple[int, np.dtype]:
+        """A copy of HDF5 type ``type_id`` kept open until ``close``, and the numpy dtype h5py
+        gives it (``describe()`` asks h5py, once per type)."""
         h5 = self._h5
         key = (h5.H5Tget_class(type_id), h5.H5Tget_size(type_id))
         entries = self._types.setdefault(key, [])
         for known, dtype in entries:
             if h5.H5Tequal(type_id, known) > 0:
-                return dtype
+                return known, dtype
         try:
             dtype = describe()
         except (KeyError, OSError, ValueError) as error:
@@ -154,15 +155,7 @@ class EpisodeReader:
         if dtype.hasobject or dtype.subdtype is not None or dtype.names is not None:
             raise NotHandled(f"HDF5 type read as {dtype}")
         entries.append((h5.H5Tcopy(type_id), dtype))
-        return dtype
-
-    def _known(self, type_id: int) -> int:
-        """The kept copy of a type ``_dtype`` has met (it stays open until ``close``)."""
-        h5 = self._h5
-        for known, _ in self._types[(h5.H5Tget_class(type_id), h5.H5Tget_size(type_id))]:
-            if h5.H5Tequal(type_id, known) > 0:
-                return known
-        raise AssertionError("a type _dtype has not met")
+        return entries[-1]
 
     def _dataset(self, episode: int, link: bytes, group: bytes) -> np.ndarray:
         """The whole of dataset ``link`` of the episode group, as ``Dataset[()]`` reads it: in the
@@ -177,16 +170,14 @@ class EpisodeReader:
             type_id, space = h5.H5Dget_type(dataset), h5.H5Dget_space(dataset)
             try:
                 path = group + b"/" + link
-                shape = self._shape(space, path.decode())
+                shape = self._shape(space, path)
                 if h5.H5Tget_class(type_id) == T_STRING and h5.H5Tis_variable_str(type_id) > 0:
                     return self._strings(dataset, space, shape, path)
                 last = self._last.get(link)
-                if last is not None and h5.H5Tequal(type_id, last[0]) > 0:
-                    dtype = last[1]
-                else:
-                    dtype = self._dtype(type_id, lambda: h5py.h5d.open(self._file, path).dtype)
-                    self._last[link] = (self._known(type_id), dtype)
-                array = np.empty(shape, dtype=dtype)
+                if last is None or h5.H5Tequal(type_id, last[0]) <= 0:
+                    last = self._last[link] = self._dtype(
+                        type_id, lambda: h5py.h5d.open(self._file, path).dtype)
+                array = np.empty(shape, dtype=last[1])
                 if array.size and h5.H5Dread(dataset, type_id, DEFAULT, DEFAULT, DEFAULT,
                                              array.ctypes.data) < 0:
                     raise NotHandled(f"cannot read dataset {link.decode()}")
@@ -252,7 +243,7 @@ class EpisodeReader:
         h5 = self._h5
         type_id, space = h5.H5Aget_type(attribute), h5.H5Aget_space(attribute)
         try:
-            shape = self._shape(space, where.decode())
+            shape = self._shape(space, where)
             if h5.H5Tget_class(type_id) == T_STRING and h5.H5Tis_variable_str(type_id) > 0:
                 if shape != ():
                     raise NotHandled(f"{where.decode()}: an array of variable-length strings")
@@ -264,7 +255,8 @@ class EpisodeReader:
                 finally:
                     h5.H5free_memory(pointer)
             group, _, name = where.partition(b":")
-            dtype = self._dtype(type_id, lambda: h5py.h5a.open(h5py.h5g.open(self._file, group), name).dtype)
+            _, dtype = self._dtype(
+                type_id, lambda: h5py.h5a.open(h5py.h5g.open(self._file, group), name).dtype)
             array = np.zeros(shape, dtype=dtype)
             if h5.H5Aread(attribute, type_id, array.ctypes.data) < 0:
                 raise NotHandled(f"cannot read attribute {where.decode()}")
