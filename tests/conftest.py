@@ -4,6 +4,11 @@ import numpy as np
 import pytest
 
 import imaginebench_data  # noqa: F401  first: it picks MuJoCo's OpenGL backend before mujoco is imported
+from imaginebench_data.imagine import numerics
+
+# The numerics the imaginebench command chooses for CLEVR's recipes, before torch's first
+# operation (imagine/numerics.py): in-process builds of imagined data need them.
+numerics.choose("portable")
 
 # Reference scores (random and expert returns per level, stored in every dataset's metadata)
 # average 10 episodes in a real build; two keep the tests' many small builds quick.

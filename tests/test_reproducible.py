@@ -1,5 +1,6 @@
 """Bit-reproducible imagination: grounding and imagining twice, in separate processes that
-differ in thread settings and worker counts, give the same checkpoint hash and the same arrays."""
+differ in thread settings, worker counts and the kernels the CPU would pick, give the same
+checkpoint hash and the same arrays."""
 
 import json
 import os
@@ -20,6 +21,8 @@ HARD = "imaginebench/clevr-hard-imaginary-v0"
 SCRIPT = """
 import json, sys
 from dataclasses import replace
+from imaginebench_data.imagine import numerics
+numerics.choose("portable")  # what the imaginebench command does for CLEVR, first
 import minari, torch
 from imaginebench_data.imagine import checkpoints as store
 from imaginebench_data.pipeline.build import build
@@ -33,13 +36,15 @@ result = build(HARD, episodes=6, workers=int(sys.argv[2]), force=True, cards_dir
                recipes=recipes, progress=False)
 states = [ep.observations["state"].tolist() for ep in minari.load_dataset(HARD).iterate_episodes()]
 print(json.dumps({"hash": result.card.provenance["checkpoint_hash"], "checksum": result.card.checksum,
+                  "numerics": result.card.provenance["training"]["numerics"],
                   "states": states, "threads_after": torch.get_num_threads()}))
 """
 
 
-def ground_and_imagine(minari_root, tmp_path, name: str, threads: int, workers: int) -> dict:
+def ground_and_imagine(minari_root, tmp_path, name: str, threads: int, workers: int, **cpu) -> dict:
+    """``cpu``: environment variables standing for another CPU's choice of kernels."""
     env = {**os.environ, "MINARI_DATASETS_PATH": str(minari_root), "OMP_NUM_THREADS": str(threads),
-           "IMAGINEBENCH_MODELS": str(tmp_path / f"models-{name}")}
+           "IMAGINEBENCH_MODELS": str(tmp_path / f"models-{name}"), **cpu}
     result = subprocess.run([sys.executable, "-c", textwrap.dedent(SCRIPT), str(threads), str(workers),
                              str(tmp_path / f"cards-{name}")], capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -50,7 +55,10 @@ def test_same_seed_same_bits_in_separate_processes(minari_root, tmp_path):
     recipes = {i: replace(r, train_epochs=1) for i, r in load_recipes().items()}
     build(TRAIN, episodes=20, workers=1, cards_dir=tmp_path / "cards", recipes=recipes, progress=False)
     one = ground_and_imagine(minari_root, tmp_path, "a", threads=1, workers=1)
-    other = ground_and_imagine(minari_root, tmp_path, "b", threads=4, workers=2)
+    # MKL's own branch choice and AVX-512 ATen kernels, as a CPU other than the first would pick
+    other = ground_and_imagine(minari_root, tmp_path, "b", threads=4, workers=2, MKL_CBWR="AUTO",
+                               ATEN_CPU_CAPABILITY="avx512")
+    assert one["numerics"] == other["numerics"] == "portable"
     assert one["hash"] == other["hash"]
     assert one["states"] == other["states"]  # every imagined number, bit for bit
     assert one["checksum"] == other["checksum"]

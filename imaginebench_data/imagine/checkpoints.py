@@ -25,6 +25,7 @@ from .config import SCRATCH
 from .data import read_episodes, split
 from .distributed import is_main_process
 from .evidence import goal_evidence, next_state_evidence
+from .numerics import on_device
 from .precision import resolve as resolve_precision
 from .train import SentenceTable, TrainSettings, default_device, train_grounding
 
@@ -47,13 +48,16 @@ def checkpoint_dir(train_dataset: str, backbone: str, lora: int, sentence_encode
     """The folder of the checkpoint these arguments train: named by a key over everything that
     changes its weights (the data's checksum, backbone, LoRA rank, sentence encoder, every
     setting: seed, epochs, batch size, ...; the precision as resolved on this machine's device,
-    so bf16-mixed and fp32 runs, or CPU and GPU runs, never share a folder)."""
+    so bf16-mixed and fp32 runs, or CPU and GPU runs, never share a folder; portable numerics
+    too, so a checkpoint of the CPU's own kernels is not taken for a portable one)."""
     device = default_device()
+    numerics = on_device(device)
     precision = resolve_precision(settings.precision, device, lora)
     key = json.dumps({"checksum": read_card(train_dataset).checksum, "backbone": str(backbone), "lora": lora,
                       "sentence_encoder": sentence_encoder,
                       "settings": {**asdict(settings), "precision": precision.mode},
-                      "weights": str(precision.weights), "device": torch.device(device).type}, sort_keys=True)
+                      "weights": str(precision.weights), "device": torch.device(device).type,
+                      **({"numerics": numerics} if numerics != "native" else {})}, sort_keys=True)
     name = "gpt2-scratch" if backbone == SCRATCH else Path(backbone).name
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
     return models_dir() / f"{DatasetId.parse(train_dataset).domain}-{name}-{digest}"
@@ -108,6 +112,7 @@ def checkpoint_provenance(path: Path) -> dict[str, Any]:
                      "epochs": training["settings"]["epochs"], "seconds": training["seconds"],
                      "batch_size": training["settings"]["batch_size"], "seed": training["settings"]["seed"],
                      "precision": training.get("precision", "fp32"),
+                     **({"numerics": training["numerics"]} if "numerics" in training else {}),
                      "device": training["device"], "parameters": training["parameters"],
                      **({"processes": training["processes"]} if training.get("processes", 1) > 1 else {}),
                      "final_losses": {k: v for k, v in last.items() if k != "epoch"}},

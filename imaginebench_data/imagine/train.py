@@ -21,6 +21,7 @@ from .data import SequenceFactory, collate, read_episodes, split, task_phrasings
 from .determinism import pinned
 from .distributed import data_parallel
 from .model import GroundedLM
+from .numerics import on_device as numerics_on
 from .precision import resolve as resolve_precision
 
 
@@ -180,7 +181,7 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
     training = {"dataset": dataset_id, "checksum": checksum, "episodes": len(train_eps),
                 "held_out_episodes": len(held_out), "settings": asdict(settings), "device": str(device),
                 "seconds": round(time.perf_counter() - started, 1), "history": history,
-                "precision": precision.mode, "sequences": sequences_seen,
+                "precision": precision.mode, "numerics": numerics_on(device), "sequences": sequences_seen,
                 "parameters": sum(_size(p) for p in model.parameters()),
                 "trainable_parameters": sum(_size(p) for p in parameters)}
     if not parallel:

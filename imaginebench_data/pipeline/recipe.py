@@ -10,6 +10,7 @@ from ..datasets.ids import DatasetId
 SCALES = ("demo", "paper")
 GENERATORS = ("expert", "imagine", "verify")
 MODEL_GENERATORS = ("imagine", "verify")  # grounded on ``train_from``
+NUMERICS = ("portable", "native")  # imagine/numerics.MODES, without importing torch here
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,9 @@ class Recipe:
     ``generator="expert"`` rolls out the domain's expert; ``"imagine"`` rolls out a model
     grounded on the real dataset ``train_from`` (trained for ``train_epochs`` epochs the first
     time it is needed); ``"verify"`` keeps only the model's rollouts that pass every checker,
-    imagining an episode again, from a new start, at most ``attempts`` times in all. Episode
+    imagining an episode again, from a new start, at most ``attempts`` times in all; the model
+    is grounded and imagines in ``numerics`` (see ``imagine/numerics.py``: ``portable`` gives the
+    same bits on every x86 CPU, ``native`` only on the CPU that built it). Episode
     ``i`` starts from the task, phrasing and real reset state of episode ``i`` of any recipe
     with the same seed and level. Ids may be given as strings;
     they are parsed once, here.
@@ -35,6 +38,7 @@ class Recipe:
     train_from: DatasetId | None = None
     train_epochs: int = 20
     attempts: int = 4
+    numerics: str = "portable"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dataset_id", DatasetId.parse(self.dataset_id))
@@ -46,6 +50,9 @@ class Recipe:
         if self.generator in MODEL_GENERATORS and self.train_from is None:
             raise ValueError(f"recipe {self.dataset_id}: generator {self.generator!r} needs train_from "
                              "(the real dataset the model is grounded on)")
+        if self.numerics not in NUMERICS:
+            raise ValueError(f"recipe {self.dataset_id}: numerics must be one of {NUMERICS}, "
+                             f"got {self.numerics!r}")
         missing = set(SCALES) - set(self.episodes)
         if missing:
             raise ValueError(f"recipe {self.dataset_id}: no episode count for scale(s) {sorted(missing)}")
@@ -102,13 +109,13 @@ def verified_twin(oracle: Recipe) -> Recipe:
                    f"(at most {imagined.attempts} attempts per episode).")
 
 
-def model_twins(oracle: Recipe) -> list[Recipe]:
-    """The imagined and the verified recipe of an oracle."""
-    return [imagined_twin(oracle), verified_twin(oracle)]
+def model_twins(oracle: Recipe, numerics: str = "portable") -> list[Recipe]:
+    """The imagined and the verified recipe of an oracle, grounded and imagined in ``numerics``."""
+    return [replace(twin, numerics=numerics) for twin in (imagined_twin(oracle), verified_twin(oracle))]
 
 
 def level_recipes(domain: str, label: str, levels: dict[str, tuple[int, int, int, int]],
-                  descriptions: dict[str, str]) -> list[Recipe]:
+                  descriptions: dict[str, str], numerics: str = "portable") -> list[Recipe]:
     """The real recipe of every level (``levels[level] = (tasks, seed, demo per task, paper per
     task)``; "<label> expert rollouts of <description>.", "Oracle: ..." past train) and the
     imagined and verified twins of every oracle; none built by ``make demo``."""
@@ -119,7 +126,8 @@ def level_recipes(domain: str, label: str, levels: dict[str, tuple[int, int, int
                + descriptions[level] + ".")
         for level, (tasks, seed, demo, paper) in levels.items()
     ]
-    return real + [twin for recipe in real if recipe.level != "train" for twin in model_twins(recipe)]
+    twins = [twin for recipe in real if recipe.level != "train" for twin in model_twins(recipe, numerics)]
+    return real + twins
 
 
 def main(recipes: list[Recipe]) -> None:

@@ -1,0 +1,110 @@
+"""Portable numerics: chosen before torch's first operation they override the kernels a CPU
+would pick; chosen too late, a build that needs them refuses in one line."""
+
+import os
+import subprocess
+import sys
+import textwrap
+from dataclasses import replace
+
+import pytest
+import torch
+
+from imaginebench_data.datasets.read import DatasetNotFoundError
+from imaginebench_data.imagine import checkpoints, numerics
+from imaginebench_data.imagine.train import TrainSettings
+from imaginebench_data.pipeline.build import build
+from imaginebench_data.pipeline.recipe import load_recipes
+
+HARD = "imaginebench/clevr-hard-imaginary-v0"
+
+KERNELS = """
+import hashlib, sys
+from imaginebench_data.imagine import numerics
+if sys.argv[1] == "portable":
+    numerics.choose("portable")
+import torch
+torch.manual_seed(0)
+x, w = torch.randn(64, 384), torch.randn(384, 700)
+y = torch.softmax(x @ w, -1)
+print(numerics.current(), hashlib.sha256(y.numpy().tobytes()).hexdigest())
+"""
+
+
+def kernels(mode: str, **cpu) -> tuple[str, str]:
+    """(the numerics it got, a hash of a product and a softmax) in a fresh process whose
+    environment names the kernels ``cpu`` (another CPU's choice)."""
+    env = {k: v for k, v in os.environ.items() if k not in numerics.PORTABLE_ENV}
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(KERNELS), mode], capture_output=True,
+                            text=True, env={**env, **cpu})
+    assert result.returncode == 0, result.stderr[-2000:]
+    got, digest = result.stdout.split()
+    return got, digest
+
+
+def test_portable_numerics_override_the_kernels_a_cpu_picks():
+    one = kernels("portable", ATEN_CPU_CAPABILITY="avx512", MKL_CBWR="AUTO")
+    other = kernels("portable")
+    assert one[0] == other[0] == "portable"
+    assert one[1] == other[1]  # the same bits, whatever the environment asked for before
+    wide = kernels("native", ATEN_CPU_CAPABILITY="avx512")
+    narrow = kernels("native", ATEN_CPU_CAPABILITY="avx2")
+    assert wide[0] == narrow[0] == "native"
+    if torch.backends.cpu.get_cpu_capability() == "AVX512":  # only then has ATen two kinds of kernels here
+        assert wide[1] != narrow[1]  # what the pin is for: the kernels change the last bits
+    assert one[1] not in (wide[1], narrow[1])  # and MKL's compatible path is not the CPU's own
+
+
+LATE = """
+import torch
+torch.randn(8, 8) @ torch.randn(8, 8)  # torch has worked: its kernels are fixed
+from imaginebench_data.imagine import numerics
+numerics.choose("portable")
+print(numerics.current())
+numerics.require("portable", "imaginebench/clevr-hard-imaginary-v0")
+"""
+
+
+def test_portable_numerics_chosen_too_late_are_refused_in_one_line():
+    env = {k: v for k, v in os.environ.items() if k not in numerics.PORTABLE_ENV}
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(LATE)], capture_output=True, text=True,
+                            env=env)
+    assert result.returncode == 1 and result.stdout.split() == ["native"]
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("imaginebench_data.imagine.numerics.NumericsError: imaginebench/clevr-hard")
+    assert "expected portable numerics" in last and "found MKL code path" in last
+
+
+def test_this_test_process_computes_portably():
+    # conftest chose them first: the in-process builds of CLEVR's imagined data rely on it
+    assert numerics.current() == "portable"
+    assert numerics.on_device("cpu") == "portable" and numerics.on_device("meta") == "native"
+
+
+def test_a_build_needing_portable_numerics_refuses_a_native_process(monkeypatch, minari_root, tmp_path):
+    monkeypatch.setattr(numerics, "current", lambda: "native")
+    with pytest.raises(numerics.NumericsError, match="clevr-hard-imaginary-v0: expected portable"):
+        build(HARD, episodes=2, cards_dir=tmp_path / "cards", progress=False)
+    assert not minari_root.exists() or not any(minari_root.rglob("*.hdf5"))
+    assert not (tmp_path / "cards").exists()
+    # a native recipe asks nothing of the process (and the CPU's own kernels are what it records)
+    recipes = {i: replace(r, numerics="native") for i, r in load_recipes().items()}
+    with pytest.raises(DatasetNotFoundError):  # past the check: its training set is not built here
+        build(HARD, episodes=2, cards_dir=tmp_path / "cards", recipes=recipes, progress=False)
+
+
+def test_recipes_name_a_known_numerics():
+    recipe = load_recipes()[HARD]
+    assert recipe.numerics == "portable"
+    with pytest.raises(ValueError, match="numerics must be one of"):
+        replace(recipe, numerics="fast")
+
+
+def test_portable_and_native_checkpoints_never_share_a_folder(monkeypatch, minari_root, tmp_path):
+    monkeypatch.setattr(checkpoints, "read_card", lambda _: type("Card", (), {"checksum": "abc"}))
+    portable = checkpoints.checkpoint_dir("imaginebench/clevr-train-real-v0", "scratch", 0, "minilm",
+                                          TrainSettings())
+    monkeypatch.setattr(checkpoints, "on_device", lambda device: "native")
+    native = checkpoints.checkpoint_dir("imaginebench/clevr-train-real-v0", "scratch", 0, "minilm",
+                                        TrainSettings())
+    assert portable != native and portable.parent == native.parent
