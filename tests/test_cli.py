@@ -88,6 +88,12 @@ def test_build_by_domain_names_unknown_domains(minari_root):
     assert result.exit_code != 0 and "atari" in result.output and "clevr" in result.output
 
 
+def test_build_names_an_unknown_numerics_and_builds_nothing(minari_root):
+    result = CliRunner().invoke(app, ["build", HARD, "--numerics", "fast"])
+    assert result.exit_code == 2 and "--numerics" in result.output and "'fast'" in result.output
+    assert not minari_root.exists()
+
+
 def _edit_stored(minari_root, dataset_id: str, key: str, edit) -> None:
     """Change one stored array of episode 0 in place, behind Minari's back."""
     import h5py
