@@ -46,10 +46,13 @@ osmesa:
 
 setup: $(STAMP) osmesa
 
-# make demo DOMAINS="babyai metaworld" also builds every dataset of those domains.
+# make demo DOMAINS="babyai metaworld" also builds every dataset of those domains, each in its own
+# process: a process's numerics are fixed at torch's first operation, and a domain's recipes may
+# ask for other ones than CLEVR's (imaginebench_data/imagine/numerics.py).
 DOMAINS ?=
 demo: $(STAMP) osmesa
-	$(VENV)/bin/imaginebench build --default --scale demo --skip-existing $(foreach d,$(DOMAINS),--domain $(d))
+	$(VENV)/bin/imaginebench build --default --scale demo --skip-existing
+	$(foreach d,$(DOMAINS),$(VENV)/bin/imaginebench build --domain $(d) --scale demo --skip-existing &&) true
 
 test: $(STAMP) $(D3_STAMP) osmesa
 	$(PY) -m pytest -q
