@@ -93,6 +93,11 @@ def test_a_build_needing_portable_numerics_refuses_a_native_process(monkeypatch,
         build(HARD, episodes=2, cards_dir=tmp_path / "cards", recipes=recipes, progress=False)
 
 
+def test_an_unknown_numerics_is_named(minari_root, tmp_path):
+    with pytest.raises(ValueError, match="clevr-hard-imaginary-v0: numerics must be one of .* got 'fast'"):
+        build(HARD, episodes=2, cards_dir=tmp_path / "cards", progress=False, numerics="fast")
+
+
 def test_recipes_name_a_known_numerics():
     recipe = load_recipes()[HARD]
     assert recipe.numerics == "portable"

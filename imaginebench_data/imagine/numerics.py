@@ -82,6 +82,8 @@ def on_device(device) -> str:
 def require(mode: str, what: str) -> str:
     """Check that this process computes in ``mode`` for ``what`` (a dataset id); return the mode
     it has. ``native`` accepts either: it promises nothing across CPUs."""
+    if mode not in MODES:
+        raise ValueError(f"{what}: numerics must be one of {MODES}, got {mode!r}")
     have = current()
     if mode == "portable" and have != "portable":
         get = _mkl_get()
