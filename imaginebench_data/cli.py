@@ -153,7 +153,7 @@ def build(
     batch_size: int = typer.Option(64, help="Imaginary datasets: rollouts generated together."),
     numerics: str = typer.Option("recipe", help="Imaginary datasets' CPU kernels: recipe (what each recipe "
                                  "says), portable (the same bits on every x86 CPU) or native (the CPU's own, "
-                                 "about 1.85x faster grounding; checksums then depend on the CPU)."),
+                                 "about 2x faster grounding; checksums then depend on the CPU)."),
 ) -> None:
     """Build datasets from their recipes in builders/ and write their cards.
 

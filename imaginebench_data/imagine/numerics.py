@@ -18,9 +18,9 @@ by the CPU they find:
 Both are read once, at torch's first operation in the process, so they cannot be switched
 for one function. ``portable`` numerics set both. The ``imaginebench`` command chooses them
 before torch does any work, and a build checks that it got them. ``native`` leaves the CPU's
-own choice: 1.85x faster for grounding (measured 2026-11-24 on a 2-core AMD EPYC: a 4-layer,
-192-wide GPT-2 training step took 726 ms native, 1,349 ms portable), but its results depend on
-the CPU.
+own choice: grounding runs 1.85x to 2.6x faster (measured 2026-11-24 on a 2-core AMD EPYC:
+a training step of the default model took 726 ms native and 1,349 ms portable; Meta-World's
+batches 0.87 s and 2.25 s), but its results depend on the CPU.
 """
 
 from __future__ import annotations
