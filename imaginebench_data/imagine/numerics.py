@@ -30,8 +30,7 @@ import functools
 import os
 from pathlib import Path
 
-import torch
-
+# torch is imported where it is used: recipes take MODES from here without loading it.
 MODES = ("portable", "native")
 PORTABLE_ENV = {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "avx2"}
 _MKL_COMPATIBLE = 3  # MKL_CBWR_COMPATIBLE in mkl_cbwr.h
@@ -46,6 +45,8 @@ class NumericsError(ValueError):
 @functools.cache
 def _mkl_get():
     """MKL's ``mkl_cbwr_get`` from the libtorch that torch loaded, or None without MKL."""
+    import torch
+
     library = Path(torch.__file__).parent / "lib" / "libtorch_cpu.so"
     try:
         function = ctypes.CDLL(str(library)).mkl_serv_cbwr_get
@@ -64,18 +65,26 @@ def choose(mode: str) -> None:
         os.environ.update(PORTABLE_ENV)
 
 
-def current() -> str:
-    """``portable`` if both MKL and ATen use the pinned kernels in this process, else ``native``.
+def _kernels() -> tuple[int | None, str]:
+    """MKL's code path in this process (None for a torch without MKL) and ATen's capability.
 
     Asking fixes ATen's choice: call it after ``choose``."""
+    import torch
+
     get = _mkl_get()
-    mkl_pinned = get is not None and get(_MKL_BRANCH) == _MKL_COMPATIBLE
-    return "portable" if mkl_pinned and torch.backends.cpu.get_cpu_capability() == "AVX2" else "native"
+    return (get(_MKL_BRANCH) if get else None), torch.backends.cpu.get_cpu_capability()
+
+
+def current() -> str:
+    """``portable`` if both MKL and ATen use the pinned kernels in this process, else ``native``."""
+    return "portable" if _kernels() == (_MKL_COMPATIBLE, "AVX2") else "native"
 
 
 def on_device(device) -> str:
     """The numerics of work on ``device``: ``current()`` on a CPU; ``native`` on a GPU, whose
     kernels are its own whatever the CPU does."""
+    import torch
+
     return current() if torch.device(device).type == "cpu" else "native"
 
 
@@ -86,10 +95,9 @@ def require(mode: str, what: str) -> str:
         raise ValueError(f"{what}: numerics must be one of {MODES}, got {mode!r}")
     have = current()
     if mode == "portable" and have != "portable":
-        get = _mkl_get()
-        branch = get(_MKL_BRANCH) if get else None
-        mkl = "a torch without MKL" if get is None else f"MKL code path {_MKL_NAMES.get(branch, branch)}"
-        found = f"{mkl}, ATen {torch.backends.cpu.get_cpu_capability()}"
+        branch, aten = _kernels()
+        mkl = "a torch without MKL" if branch is None else f"MKL code path {_MKL_NAMES.get(branch, branch)}"
+        found = f"{mkl}, ATen {aten}"
         raise NumericsError(
             f"{what}: expected portable numerics (MKL_CBWR=COMPATIBLE, ATEN_CPU_CAPABILITY=avx2, set before "
             f"torch's first operation), found {found}. The imaginebench command sets them; in Python, call "

@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..datasets.ids import DatasetId
+from ..imagine.numerics import MODES as NUMERICS
 
 SCALES = ("demo", "paper")
 GENERATORS = ("expert", "imagine", "verify")
 MODEL_GENERATORS = ("imagine", "verify")  # grounded on ``train_from``
-NUMERICS = ("portable", "native")  # imagine/numerics.MODES, without importing torch here
 
 
 @dataclass(frozen=True)
