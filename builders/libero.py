@@ -35,9 +35,7 @@ DESCRIPTIONS = {
     "hard": "the 13 hard tasks (sequential, aside, all, out of the basket)",
 }
 
-# Grounded with the CPU's own kernels until its imagined cards are rebuilt with portable numerics
-# (imagine/numerics.py): the committed cards were built that way.
-RECIPES = level_recipes("libero", "LIBERO", LEVELS, DESCRIPTIONS, numerics="native")
+RECIPES = level_recipes("libero", "LIBERO", LEVELS, DESCRIPTIONS)
 
 if __name__ == "__main__":
     main(RECIPES)

@@ -16,8 +16,10 @@ The whole public API::
 
 from __future__ import annotations
 
+from .core.blas import pin_openblas
 from .core.gl import choose_mujoco_gl
 
+pin_openblas()  # before numpy is loaded: its OpenBLAS kernels, the same on every x86 CPU
 choose_mujoco_gl()  # before any domain imports mujoco: OSMesa on a headless machine without a GPU
 
 from .core.env import make_env  # noqa: E402

@@ -1,9 +1,9 @@
+# ruff: noqa: I001  (imaginebench_data is imported before numpy: it picks numpy's OpenBLAS kernels)
 import os
 
+import imaginebench_data  # noqa: F401  first: it picks numpy's OpenBLAS kernels and MuJoCo's OpenGL backend
 import numpy as np
 import pytest
-
-import imaginebench_data  # noqa: F401  first: it picks MuJoCo's OpenGL backend before mujoco is imported
 from imaginebench_data.imagine import numerics
 
 # The numerics the imaginebench command chooses for CLEVR's recipes, before torch's first

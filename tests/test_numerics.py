@@ -1,5 +1,5 @@
-"""Portable numerics: chosen before torch's first operation they override the kernels a CPU
-would pick; chosen too late, a build that needs them refuses in one line."""
+"""Portable numerics: chosen before torch's first operation (and numpy's import) they override
+the kernels a CPU would pick; chosen too late, a build that needs them refuses in one line."""
 
 import os
 import subprocess
@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 import torch
 
+from imaginebench_data.core.blas import PORTABLE_CORE, openblas_core
 from imaginebench_data.datasets.read import DatasetNotFoundError
 from imaginebench_data.imagine import checkpoints, numerics
 from imaginebench_data.imagine.train import TrainSettings
@@ -82,7 +83,7 @@ def test_this_test_process_computes_portably():
 
 
 def test_a_build_needing_portable_numerics_refuses_a_native_process(monkeypatch, minari_root, tmp_path):
-    monkeypatch.setattr(numerics, "current", lambda: "native")
+    monkeypatch.setattr(numerics, "_kernels", lambda: (2, "AVX512"))  # MKL AUTO: another CPU's own
     with pytest.raises(numerics.NumericsError, match="clevr-hard-imaginary-v0: expected portable"):
         build(HARD, episodes=2, cards_dir=tmp_path / "cards", progress=False)
     assert not minari_root.exists() or not any(minari_root.rglob("*.hdf5"))
@@ -91,6 +92,56 @@ def test_a_build_needing_portable_numerics_refuses_a_native_process(monkeypatch,
     recipes = {i: replace(r, numerics="native") for i, r in load_recipes().items()}
     with pytest.raises(DatasetNotFoundError):  # past the check: its training set is not built here
         build(HARD, episodes=2, cards_dir=tmp_path / "cards", recipes=recipes, progress=False)
+
+
+BLAS = """
+import os, sys
+if sys.argv[1] == "numpy-first":
+    import numpy
+import imaginebench_data
+import numpy as np
+from imaginebench_data.core.blas import openblas_core
+from imaginebench_data.imagine import numerics
+norm = np.linalg.norm(np.random.default_rng(0).standard_normal(1001))
+print(os.environ.get("OPENBLAS_CORETYPE"), openblas_core(), norm.hex(), flush=True)
+numerics.require("portable", "imaginebench/libero-train-real-v0", torch=False)
+"""
+
+
+def openblas(order: str, **cpu) -> tuple[int, list[str], str]:
+    """(exit code, [OPENBLAS_CORETYPE, OpenBLAS's kernels, a vector norm's bits], the last line
+    of stderr) of a fresh process importing numpy or the package first, its environment naming
+    ``cpu``."""
+    env = {k: v for k, v in os.environ.items() if k not in numerics.PORTABLE_ENV}
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(BLAS), order], capture_output=True,
+                            text=True, env={**env, **cpu})
+    return result.returncode, result.stdout.split(), (result.stderr.strip().splitlines() or [""])[-1]
+
+
+@pytest.mark.skipif(openblas_core() is None, reason="numpy is built on another BLAS than OpenBLAS")
+def test_numpy_gets_portable_openblas_kernels_when_the_package_is_imported_first():
+    code, (asked, core, norm), _ = openblas("package-first")
+    assert code == 0 and asked == core == PORTABLE_CORE  # set by the package, whatever this CPU is
+    # numpy loaded first, with other kernels: other last bits, and a build of real data refuses
+    code, (asked, core, other), last = openblas("numpy-first", OPENBLAS_CORETYPE="Sandybridge")
+    assert code == 1 and core == "Sandybridge" and other != norm
+    assert last.startswith("imaginebench_data.imagine.numerics.NumericsError: imaginebench/libero-train-real")
+    assert "OPENBLAS_CORETYPE=Haswell" in last and "found numpy's OpenBLAS Sandybridge kernels" in last
+    assert "MKL_CBWR" not in last  # real data: torch is not asked about
+
+
+@pytest.mark.skipif(openblas_core() is None, reason="numpy is built on another BLAS than OpenBLAS")
+def test_the_command_refuses_real_data_under_other_openblas_kernels_in_one_line(tmp_path):
+    env = {**os.environ, "OPENBLAS_CORETYPE": "Sandybridge", "MINARI_DATASETS_PATH": str(tmp_path / "minari")}
+    command = [sys.executable, "-m", "imaginebench_data.cli", "build", "imaginebench/clevr-train-real-v0",
+               "--episodes", "2", "--workers", "1", "--cards-dir", str(tmp_path / "cards")]
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
+    lines = (result.stdout + result.stderr).strip().splitlines()
+    assert result.returncode != 0 and len(lines) == 1, lines
+    assert "clevr-train-real-v0: expected portable numerics" in lines[0] and "Sandybridge" in lines[0]
+    assert not any(tmp_path.rglob("*.hdf5")) and not (tmp_path / "cards").exists()
+    result = subprocess.run(command + ["--numerics", "native"], capture_output=True, text=True, env=env)
+    assert result.returncode == 0 and len(list(tmp_path.rglob("*.hdf5"))) == 1  # native promises nothing
 
 
 def test_an_unknown_numerics_is_named(minari_root, tmp_path):

@@ -16,7 +16,9 @@ by the CPU they find:
   same sums as a server with it.
 
 Both are read once, at torch's first operation in the process, so they cannot be switched
-for one function. ``portable`` numerics set both. The ``imaginebench`` command chooses them
+for one function. A third library, numpy's OpenBLAS, picks its kernels when numpy loads
+(``core/blas.py``); it made LIBERO's real datasets depend on the CPU. ``portable`` numerics
+set all three, and a build of real data checks OpenBLAS's. The ``imaginebench`` command chooses them
 before torch does any work, and a build checks that it got them. ``native`` leaves the CPU's
 own choice: grounding runs 1.85x to 2.6x faster (measured 2026-11-24 on a 2-core AMD EPYC:
 a training step of the default model took 726 ms native and 1,349 ms portable; Meta-World's
@@ -30,9 +32,11 @@ import functools
 import os
 from pathlib import Path
 
+from ..core.blas import PORTABLE_CORE, openblas_core
+
 # torch is imported where it is used: recipes take MODES from here without loading it.
 MODES = ("portable", "native")
-PORTABLE_ENV = {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "avx2"}
+PORTABLE_ENV = {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "avx2", "OPENBLAS_CORETYPE": PORTABLE_CORE}
 _MKL_COMPATIBLE = 3  # MKL_CBWR_COMPATIBLE in mkl_cbwr.h
 _MKL_BRANCH = 1  # MKL_CBWR_BRANCH: ask mkl_cbwr_get for the code path
 _MKL_NAMES = {1: "the CPU's own (MKL_CBWR unset)", 2: "AUTO", 3: "COMPATIBLE"}
@@ -57,8 +61,8 @@ def _mkl_get():
 
 
 def choose(mode: str) -> None:
-    """Ask for ``mode`` in this process. Effective only before torch's first operation;
-    ``require`` says whether it took."""
+    """Ask for ``mode`` in this process (and the processes it starts). Effective only before
+    torch's first operation and numpy's import; ``require`` says whether it took."""
     if mode not in MODES:
         raise ValueError(f"numerics must be one of {MODES}, got {mode!r}")
     if mode == "portable":
@@ -75,9 +79,26 @@ def _kernels() -> tuple[int | None, str]:
     return (get(_MKL_BRANCH) if get else None), torch.backends.cpu.get_cpu_capability()
 
 
+def _unpinned(torch: bool = True) -> list[str]:
+    """What in this process computes with other kernels than portable numerics pin (empty if
+    none); ``torch=False`` asks about numpy's OpenBLAS alone. A numpy on another BLAS passes."""
+    found = []
+    if torch:
+        branch, aten = _kernels()
+        if (branch, aten) != (_MKL_COMPATIBLE, "AVX2"):
+            mkl = ("a torch without MKL" if branch is None
+                   else f"MKL code path {_MKL_NAMES.get(branch, branch)}")
+            found.append(f"{mkl}, ATen {aten}")
+    core = openblas_core()
+    if core not in (None, PORTABLE_CORE):
+        found.append(f"numpy's OpenBLAS {core} kernels")
+    return found
+
+
 def current() -> str:
-    """``portable`` if both MKL and ATen use the pinned kernels in this process, else ``native``."""
-    return "portable" if _kernels() == (_MKL_COMPATIBLE, "AVX2") else "native"
+    """``portable`` if MKL, ATen and numpy's OpenBLAS use the pinned kernels in this process,
+    else ``native``."""
+    return "native" if _unpinned() else "portable"
 
 
 def on_device(device) -> str:
@@ -88,19 +109,21 @@ def on_device(device) -> str:
     return current() if torch.device(device).type == "cpu" else "native"
 
 
-def require(mode: str, what: str) -> str:
+def require(mode: str, what: str, torch: bool = True) -> str:
     """Check that this process computes in ``mode`` for ``what`` (a dataset id); return the mode
-    it has. ``native`` accepts either: it promises nothing across CPUs."""
+    it has. ``native`` accepts either: it promises nothing across CPUs. ``torch=False`` (real
+    data, rolled out by numpy alone) checks numpy's OpenBLAS only."""
     if mode not in MODES:
         raise ValueError(f"{what}: numerics must be one of {MODES}, got {mode!r}")
-    have = current()
-    if mode == "portable" and have != "portable":
-        branch, aten = _kernels()
-        mkl = "a torch without MKL" if branch is None else f"MKL code path {_MKL_NAMES.get(branch, branch)}"
-        found = f"{mkl}, ATen {aten}"
+    found = _unpinned(torch)
+    if mode == "portable" and found:
+        expected = ("MKL_CBWR=COMPATIBLE, ATEN_CPU_CAPABILITY=avx2, set before torch's first operation, "
+                    "and " if torch else "")
         raise NumericsError(
-            f"{what}: expected portable numerics (MKL_CBWR=COMPATIBLE, ATEN_CPU_CAPABILITY=avx2, set before "
-            f"torch's first operation), found {found}. The imaginebench command sets them; in Python, call "
-            "imaginebench_data.imagine.numerics.choose('portable') before using torch, or build with "
-            "numerics='native' (its checksums then depend on this CPU)")
-    return have
+            f"{what}: expected portable numerics ({expected}OPENBLAS_CORETYPE={PORTABLE_CORE}, set before "
+            f"numpy is imported), found {'; '.join(found)}. The imaginebench command sets them where the environment "
+            "does not name others; in Python, "
+            "import imaginebench_data before numpy and call imaginebench_data.imagine.numerics.choose("
+            "'portable') before using torch, or build with numerics='native' (its checksums then depend on "
+            "this CPU)")
+    return "native" if found else "portable"

@@ -12,6 +12,7 @@ from ..cards.card import Card
 from ..datasets.ids import NAMESPACE, DatasetId
 from ..domains import get_domain
 from ..imagine.config import SCRATCH
+from ..imagine.numerics import require
 from .executors import Executor, make_executor
 from .generators import expert_episodes, imagined_episodes
 from .publish import publish
@@ -63,7 +64,8 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
     with LoRA of rank ``lora`` if > 0), trained on first use in ``precision`` (see
     ``imagine/precision.py``), generating ``batch_size`` rollouts at a time, in the recipe's
     ``numerics`` unless ``numerics`` is given (see ``imagine/numerics.py``; portable numerics
-    must have been chosen before torch's first operation in this process).
+    must have been chosen before torch's first operation in this process, and for real data
+    too, before numpy was imported: ``import imaginebench_data`` first does that).
 
     Rollouts and checks run on ``executor`` (see ``executors.py``): ``"local"`` (``workers``
     forked processes), ``"ray"`` (``workers`` Ray actors; on the cluster at ``address`` if
@@ -81,10 +83,9 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
     own = isinstance(executor, str)
     runner = make_executor(executor, workers, address) if own else executor
     try:
-        if recipe.generator in MODEL_GENERATORS:
-            from ..imagine.numerics import require
-
-            require(numerics or recipe.numerics, str(dataset_id))
+        model = recipe.generator in MODEL_GENERATORS
+        require(numerics or recipe.numerics, str(dataset_id), torch=model)
+        if model:
             generate = imagined_episodes if recipe.generator == "imagine" else verified_episodes
             rollouts, generator = generate(recipe, count, backbone=backbone, lora=lora, precision=precision,
                                            batch_size=batch_size, progress=progress, executor=runner)

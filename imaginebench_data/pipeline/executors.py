@@ -21,12 +21,14 @@ import itertools
 import logging
 import multiprocessing
 import multiprocessing.pool
+import os
 import signal
 import socket
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..core import interrupt
+from ..imagine.numerics import PORTABLE_ENV
 
 EXECUTORS = ("local", "ray")
 CONNECT_SECONDS = 5.0  # Ray itself retries an unreachable address for minutes
@@ -129,7 +131,10 @@ class RayCluster:
             if address and address != "auto":
                 _check_reachable(address)
             try:
-                ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING)
+                # the numerics chosen here (imagine/numerics.py), also for actors on other machines
+                pinned = {key: os.environ[key] for key in PORTABLE_ENV if key in os.environ}
+                ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING,
+                         runtime_env={"env_vars": pinned} if pinned else None)
             except ConnectionError as error:
                 raise ExecutorError(f"could not connect to a Ray cluster at {address!r}: "
                                     f"{str(error).splitlines()[0]}") from None
