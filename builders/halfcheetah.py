@@ -35,9 +35,7 @@ DESCRIPTIONS = {
 
 COUNTS = {level: (tasks, seed, DEMO_PER_TASK, PAPER_PER_TASK[level])
           for level, (tasks, seed) in LEVELS.items()}
-# Grounded with the CPU's own kernels until its imagined cards are rebuilt with portable numerics
-# (imagine/numerics.py): the committed cards were built that way.
-RECIPES = level_recipes("halfcheetah", "HalfCheetah", COUNTS, DESCRIPTIONS, numerics="native")
+RECIPES = level_recipes("halfcheetah", "HalfCheetah", COUNTS, DESCRIPTIONS)
 
 if __name__ == "__main__":
     main(RECIPES)
