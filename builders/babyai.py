@@ -46,9 +46,7 @@ RECIPES = [
     for level, (demo, paper, seed) in SCALES.items()
 ]
 
-# Grounded with the CPU's own kernels until its imagined cards are rebuilt with portable numerics
-# (imagine/numerics.py): the committed cards were built that way.
-RECIPES += [twin for recipe in RECIPES if recipe.level != "train" for twin in model_twins(recipe, "native")]
+RECIPES += [twin for recipe in RECIPES if recipe.level != "train" for twin in model_twins(recipe)]
 
 if __name__ == "__main__":
     main(RECIPES)
