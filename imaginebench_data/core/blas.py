@@ -9,23 +9,26 @@ checksum exactly (``7c6b8fcc…``) with ``OPENBLAS_CORETYPE=SkylakeX``, the Xeon
 CLEVR, BabyAI, Meta-World and HalfCheetah built the same bytes on both CPUs.
 
 OpenBLAS reads ``OPENBLAS_CORETYPE`` once, when numpy loads it, so the package sets it to
-``Haswell`` on import (like ``MUJOCO_GL`` in ``gl.py``), and only then: numpy is not loaded
-yet and the user has not set it. Haswell's AVX2 kernels run on every x86 CPU of the last ten
-years, as ATen's AVX2 kernels do (``imagine/numerics.py``). A build checks what it got
-(``numerics.require``).
+``Haswell`` on import (like ``MUJOCO_GL`` in ``gl.py``), and only then: on an x86-64 machine,
+numpy not loaded yet, and the variable not set by the user. Haswell's AVX2 kernels run on every
+x86 CPU of the last ten years, as ATen's AVX2 kernels do (``imagine/numerics.py``); on an
+older one, set ``OPENBLAS_CORETYPE`` yourself and build with ``--numerics native``. A build
+checks what it got (``numerics.require``).
 """
 
 from __future__ import annotations
 
 import os
+import platform
 import sys
 
 PORTABLE_CORE = "Haswell"
 
 
 def pin_openblas() -> None:
-    """Ask numpy's OpenBLAS for its portable kernels if numpy is not loaded and nobody chose."""
-    if "numpy" not in sys.modules:
+    """Ask numpy's OpenBLAS for its portable kernels on x86-64, if numpy is not loaded and nobody
+    chose."""
+    if platform.machine().lower() in ("x86_64", "amd64") and "numpy" not in sys.modules:
         os.environ.setdefault("OPENBLAS_CORETYPE", PORTABLE_CORE)
 
 

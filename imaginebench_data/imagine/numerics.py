@@ -18,11 +18,11 @@ by the CPU they find:
 Both are read once, at torch's first operation in the process, so they cannot be switched
 for one function. A third library, numpy's OpenBLAS, picks its kernels when numpy loads
 (``core/blas.py``); it made LIBERO's real datasets depend on the CPU. ``portable`` numerics
-set all three, and a build of real data checks OpenBLAS's. The ``imaginebench`` command chooses them
-before torch does any work, and a build checks that it got them. ``native`` leaves the CPU's
-own choice: grounding runs 1.85x to 2.6x faster (measured 2026-11-24 on a 2-core AMD EPYC:
-a training step of the default model took 726 ms native and 1,349 ms portable; Meta-World's
-batches 0.87 s and 2.25 s), but its results depend on the CPU.
+set all three. The ``imaginebench`` command chooses them before torch does any work, and a
+build checks that it got them (a build of real data checks OpenBLAS's alone). ``native``
+leaves the CPU's own choice: grounding runs 1.85x to 2.6x faster (measured 2026-11-24 on a
+2-core AMD EPYC: a training step of the default model took 726 ms native and 1,349 ms
+portable; Meta-World's batches 0.87 s and 2.25 s), but its results depend on the CPU.
 """
 
 from __future__ import annotations
@@ -121,9 +121,8 @@ def require(mode: str, what: str, torch: bool = True) -> str:
                     "and " if torch else "")
         raise NumericsError(
             f"{what}: expected portable numerics ({expected}OPENBLAS_CORETYPE={PORTABLE_CORE}, set before "
-            f"numpy is imported), found {'; '.join(found)}. The imaginebench command sets them where the environment "
-            "does not name others; in Python, "
-            "import imaginebench_data before numpy and call imaginebench_data.imagine.numerics.choose("
-            "'portable') before using torch, or build with numerics='native' (its checksums then depend on "
-            "this CPU)")
+            f"numpy is imported), found {'; '.join(found)}. The imaginebench command sets them where the "
+            "environment does not name others; in Python, import imaginebench_data before numpy and call "
+            "imaginebench_data.imagine.numerics.choose('portable') before using torch, or build with "
+            "numerics='native' (its checksums then depend on this CPU)")
     return "native" if found else "portable"
