@@ -109,13 +109,14 @@ def verified_twin(oracle: Recipe) -> Recipe:
                    f"(at most {imagined.attempts} attempts per episode).")
 
 
-def model_twins(oracle: Recipe, numerics: str = "portable") -> list[Recipe]:
-    """The imagined and the verified recipe of an oracle, grounded and imagined in ``numerics``."""
-    return [replace(twin, numerics=numerics) for twin in (imagined_twin(oracle), verified_twin(oracle))]
+def model_twins(oracle: Recipe) -> list[Recipe]:
+    """The imagined and the verified recipe of an oracle (in its numerics, portable by default;
+    ``replace(twin, numerics="native")`` for the CPU's own kernels)."""
+    return [imagined_twin(oracle), verified_twin(oracle)]
 
 
 def level_recipes(domain: str, label: str, levels: dict[str, tuple[int, int, int, int]],
-                  descriptions: dict[str, str], numerics: str = "portable") -> list[Recipe]:
+                  descriptions: dict[str, str]) -> list[Recipe]:
     """The real recipe of every level (``levels[level] = (tasks, seed, demo per task, paper per
     task)``; "<label> expert rollouts of <description>.", "Oracle: ..." past train) and the
     imagined and verified twins of every oracle; none built by ``make demo``."""
@@ -126,7 +127,7 @@ def level_recipes(domain: str, label: str, levels: dict[str, tuple[int, int, int
                + descriptions[level] + ".")
         for level, (tasks, seed, demo, paper) in levels.items()
     ]
-    twins = [twin for recipe in real if recipe.level != "train" for twin in model_twins(recipe, numerics)]
+    twins = [twin for recipe in real if recipe.level != "train" for twin in model_twins(recipe)]
     return real + twins
 
 
