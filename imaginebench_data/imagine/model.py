@@ -12,12 +12,20 @@ The adapters' outputs replace the token embeddings at slot positions (``Sequence
 
 from __future__ import annotations
 
+import dataclasses
+
 import torch
 import torch.nn.functional as F
 from torch import nn
+from transformers.modeling_outputs import CausalLMOutputWithPast
 
 from .config import SCRATCH, GroundingConfig
 from .sequences import ACTION, IGNORE, SENTENCE, STATE
+
+# transformers 5 renamed the key/value cache ``past_key_values`` to ``cache`` (the old name
+# still works, with a deprecation warning on every generation); older releases know only the old.
+_OUTPUT_FIELDS = {field.name for field in dataclasses.fields(CausalLMOutputWithPast)}
+_CACHE = "cache" if "cache" in _OUTPUT_FIELDS else "past_key_values"
 
 
 class GroundedLM(nn.Module):
@@ -87,11 +95,11 @@ class GroundedLM(nn.Module):
         return out.argmax(-1) if self.config.action_kind == "discrete" else out
 
     # --- backbone -------------------------------------------------------------------------
-    def run(self, embeds, attention_mask, position_ids, past_key_values=None, use_cache=False):
+    def run(self, embeds, attention_mask, position_ids, cache=None, use_cache=False):
         """The backbone on ``embeds``: (last hidden states (B, L, H), logits, cache)."""
         out = self.backbone(inputs_embeds=embeds, attention_mask=attention_mask, position_ids=position_ids,
-                            past_key_values=past_key_values, use_cache=use_cache, output_hidden_states=True)
-        return out.hidden_states[-1], out.logits, getattr(out, "past_key_values", None)
+                            use_cache=use_cache, output_hidden_states=True, **{_CACHE: cache})
+        return out.hidden_states[-1], out.logits, getattr(out, _CACHE, None)
 
     def forward(self, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         """``losses``: the call data-parallel wrappers (DDP, DeepSpeed) make."""
