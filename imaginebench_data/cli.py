@@ -431,7 +431,7 @@ def evaluate_regimes(
         write_results,
     )
     from .datasets.read import local_ids, read_card
-    from .domains import domain_names
+    from .domains import domain_names, get_domain
 
     if budget not in BUDGETS:
         raise typer.BadParameter(f"--budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
@@ -452,7 +452,7 @@ def evaluate_regimes(
         regularized = f", dropout {dropout:g}" if dropout else ""
         model = f"2x{hidden} MLP{regularized}" if algo == "bc" else "d3rlpy's default networks"
         scale = read_card(f"imaginebench/{domain}-train-real-v0").scale
-        policy = " (actions sampled from its softmax)" if algo == "bc" else ""
+        policy = " (actions sampled from its softmax)" if algo == "bc" and get_domain(domain).discrete else ""
         paths = write_results(results, out, note=f"{algo}: {steps:,} steps of 256, {model}{policy} on "
                               f"[state, MiniLM instruction embedding], {scale}-scale datasets; the whole "
                               f"comparison took {minutes:.1f} minutes on {os.cpu_count()} CPU cores, "
