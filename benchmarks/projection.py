@@ -8,7 +8,8 @@ Inputs, all measured:
   writing. Imaginary sets share their domain's grounded model, trained once on first use; its
   training time (``provenance.training.seconds``) is taken out of the set that paid for it (the
   one with the most seconds per episode) and projected apart: it grows with the training set
-  (paper train episodes / demo train episodes, same epochs) and runs on one machine.
+  (paper train episodes / demo train episodes) and with its recipe's epochs (paper / demo: 10/20
+  for CLEVR, 5/20 elsewhere), and runs on one machine.
 - storage: bytes per episode of each dataset at its demo mean length, measured by writing
   ``--probe`` synthetic episodes of that length with the domain's spaces, infos and (real data
   of domains that store it) simulator state, with the package's writer (the compact layout)
@@ -77,7 +78,8 @@ def measured(recipes: dict) -> dict[str, dict]:
                             "level": recipe.dataset_id.level, "demo": card["episodes"],
                             "paper": recipe.episodes["paper"], "length": card["length"]["mean"],
                             "seconds": provenance["build_seconds"],
-                            "training": provenance.get("training", {}).get("seconds", 0.0)}
+                            "training": provenance.get("training", {}).get("seconds", 0.0),
+                            "epochs": recipe.train_epochs}
     by_domain = defaultdict(list)
     for row in rows.values():
         if row["source"] == "imaginary":
@@ -110,8 +112,11 @@ def main() -> None:
     for domain in domains:
         mine = [row for row in rows.values() if row["domain"] == domain]
         train = next(r for r in mine if r["level"] == "train")
-        grounding = max((r["training"] for r in mine if r["source"] == "imaginary"), default=0.0)
-        grounding *= train["paper"] / train["demo"]
+        imagined = [r for r in mine if r["source"] == "imaginary"]
+        grounding = max((r["training"] for r in imagined), default=0.0)
+        if imagined:
+            epochs = imagined[0]["epochs"]
+            grounding *= train["paper"] / train["demo"] * epochs["paper"] / epochs["demo"]
         work = sum(r["paper"] * r["per_episode"] for r in mine)
         walls = [work / (n * (args.efficiency if n > 1 else 1.0)) + grounding for n in args.machines]
         sim_size = sim_state_size(domain)

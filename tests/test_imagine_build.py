@@ -87,6 +87,34 @@ def test_imaginary_build_needs_its_real_dataset(minari_root, models, recipes, tm
     assert not models.exists() or not any(models.iterdir())
 
 
+class _Grounded(Exception):
+    """Stops a build where grounding would start."""
+
+
+def test_grounding_epochs_follow_the_scale_unless_given(minari_root, models, recipes, tmp_path, monkeypatch):
+    recipes[EASY] = replace(recipes[EASY], train_epochs={"demo": 1, "paper": 2})
+    build(TRAIN, episodes=20, workers=1, cards_dir=tmp_path / "cards", recipes=recipes, progress=False)
+    epochs = []
+
+    def record(*args, settings, **kwargs):
+        epochs.append(settings.epochs)
+        raise _Grounded
+
+    monkeypatch.setattr(store, "train_grounding", record)
+    for scale, given in (("demo", None), ("paper", None), ("paper", 7)):
+        with pytest.raises(_Grounded):
+            build(EASY, scale, episodes=4, workers=1, epochs=given, cards_dir=tmp_path / "cards",
+                  recipes=recipes, progress=False)
+    assert epochs == [1, 2, 7]
+    assert not (minari_root / "imaginebench" / "clevr-easy-imaginary-v0").exists()
+    # the shipped recipes: 20 epochs at demo scale; at paper scale KALM's 10 for CLEVR, 5 elsewhere
+    shipped = load_recipes()
+    assert shipped[EASY].train_epochs == {"demo": 20, "paper": 10}
+    assert shipped["imaginebench/babyai-easy-verified-v0"].train_epochs == {"demo": 20, "paper": 5}
+    with pytest.raises(ValueError, match="train_epochs must give every scale"):
+        replace(shipped[EASY], train_epochs={"demo": 20})
+
+
 def test_real_datasets_are_built_before_imaginary_ones(recipes):
     defaults = sorted(i for i, r in recipes.items() if r.default)
     assert defaults.index(EASY) < defaults.index(TRAIN)  # alphabetical order would fail

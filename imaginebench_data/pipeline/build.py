@@ -55,14 +55,16 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
           recipes: dict[str, Recipe] | None = None, progress: bool = True,
           backbone: str = SCRATCH, lora: int = 0, precision: str = "auto",
           batch_size: int = 64, executor: str | Executor = "local",
-          address: str | None = None, numerics: str | None = None) -> BuildResult:
+          address: str | None = None, numerics: str | None = None,
+          epochs: int | None = None) -> BuildResult:
     """Build ``dataset_id`` from its recipe at ``scale`` (or exactly ``episodes`` episodes).
 
     Writes the Minari dataset (atomically; refuses an existing version unless ``force``) and
     the card files in ``cards_dir`` (default: ``default_cards_dir``). Imaginary recipes
     use a model grounded on ``backbone`` (the scratch GPT-2, or a local model directory,
     with LoRA of rank ``lora`` if > 0), trained on first use in ``precision`` (see
-    ``imagine/precision.py``), generating ``batch_size`` rollouts at a time, in the recipe's
+    ``imagine/precision.py``) for ``epochs`` (default: the recipe's ``train_epochs[scale]``),
+    generating ``batch_size`` rollouts at a time, in the recipe's
     ``numerics`` unless ``numerics`` is given (see ``imagine/numerics.py``; portable numerics
     must have been chosen before torch's first operation in this process, and for real data
     too, before numpy was imported: ``import imaginebench_data`` first does that).
@@ -87,7 +89,8 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
         require(numerics or recipe.numerics, str(dataset_id), torch=model)
         if model:
             generate = imagined_episodes if recipe.generator == "imagine" else verified_episodes
-            rollouts, generator = generate(recipe, count, backbone=backbone, lora=lora, precision=precision,
+            rollouts, generator = generate(recipe, count, backbone=backbone, lora=lora,
+                                           epochs=epochs or recipe.train_epochs[scale], precision=precision,
                                            batch_size=batch_size, progress=progress, executor=runner)
         else:
             rollouts = expert_episodes(recipe, count, runner)

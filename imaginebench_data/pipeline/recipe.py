@@ -10,6 +10,10 @@ from ..imagine.numerics import MODES as NUMERICS
 
 SCALES = ("demo", "paper")
 GENERATORS = ("expert", "imagine", "verify")
+# Grounding epochs per scale. Demo: 20. Paper: KALM's 5 (its Meta-World model); CLEVR's recipes
+# take KALM's 10 for CLEVR (builders/clevr.py). The paper-scale training sets are 8-50x their demo
+# ones, so these are still 2.5-12.5x the demo's optimiser steps (CLEVR: 4x).
+TRAIN_EPOCHS = {"demo": 20, "paper": 5}
 MODEL_GENERATORS = ("imagine", "verify")  # grounded on ``train_from``
 
 
@@ -18,14 +22,14 @@ class Recipe:
     """``episodes[scale]`` episodes of ``dataset_id`` from ``generator``, seeded by ``seed``.
 
     ``generator="expert"`` rolls out the domain's expert; ``"imagine"`` rolls out a model
-    grounded on the real dataset ``train_from`` (trained for ``train_epochs`` epochs the first
-    time it is needed); ``"verify"`` keeps only the model's rollouts that pass every checker,
-    imagining an episode again, from a new start, at most ``attempts`` times in all; the model
-    is grounded and imagines in ``numerics`` (see ``imagine/numerics.py``: ``portable`` gives the
-    same bits on every x86 CPU, ``native`` only on the CPU that built it). Episode
-    ``i`` starts from the task, phrasing and real reset state of episode ``i`` of any recipe
-    with the same seed and level. Ids may be given as strings;
-    they are parsed once, here.
+    grounded on the real dataset ``train_from`` (trained for ``train_epochs[scale]`` epochs the
+    first time it is needed; one number means every scale); ``"verify"`` keeps only the model's
+    rollouts that pass every checker, imagining an episode again, from a new start, at most
+    ``attempts`` times in all; the model is grounded and imagines in ``numerics`` (see
+    ``imagine/numerics.py``: ``portable`` gives the same bits on every x86 CPU, ``native`` only
+    on the CPU that built it). Episode ``i`` starts from the task, phrasing and real reset
+    state of episode ``i`` of any recipe with the same seed and level. Ids may be given as
+    strings; they are parsed once, here.
     """
 
     dataset_id: DatasetId
@@ -36,7 +40,7 @@ class Recipe:
     description: str = ""
     notes: dict[str, str] = field(default_factory=dict)
     train_from: DatasetId | None = None
-    train_epochs: int = 20
+    train_epochs: dict[str, int] = field(default_factory=lambda: dict(TRAIN_EPOCHS))
     attempts: int = 4
     numerics: str = "portable"
 
@@ -50,6 +54,11 @@ class Recipe:
         if self.generator in MODEL_GENERATORS and self.train_from is None:
             raise ValueError(f"recipe {self.dataset_id}: generator {self.generator!r} needs train_from "
                              "(the real dataset the model is grounded on)")
+        if isinstance(self.train_epochs, int):
+            object.__setattr__(self, "train_epochs", dict.fromkeys(SCALES, self.train_epochs))
+        if set(self.train_epochs) != set(SCALES) or min(self.train_epochs.values()) < 1:
+            raise ValueError(f"recipe {self.dataset_id}: train_epochs must give every scale {SCALES} at "
+                             f"least 1 epoch, got {self.train_epochs!r}")
         if self.numerics not in NUMERICS:
             raise ValueError(f"recipe {self.dataset_id}: numerics must be one of {NUMERICS}, "
                              f"got {self.numerics!r}")
@@ -109,10 +118,12 @@ def verified_twin(oracle: Recipe) -> Recipe:
                    f"(at most {imagined.attempts} attempts per episode).")
 
 
-def model_twins(oracle: Recipe) -> list[Recipe]:
+def model_twins(oracle: Recipe, train_epochs: dict[str, int] | None = None) -> list[Recipe]:
     """The imagined and the verified recipe of an oracle (in its numerics, portable by default;
-    ``replace(twin, numerics="native")`` for the CPU's own kernels)."""
-    return [imagined_twin(oracle), verified_twin(oracle)]
+    ``replace(twin, numerics="native")`` for the CPU's own kernels), grounding for
+    ``train_epochs`` (per scale; default ``TRAIN_EPOCHS``)."""
+    twins = [imagined_twin(oracle), verified_twin(oracle)]
+    return [replace(twin, train_epochs=train_epochs) for twin in twins] if train_epochs else twins
 
 
 def level_recipes(domain: str, label: str, levels: dict[str, tuple[int, int, int, int]],

@@ -47,14 +47,16 @@ def failed_criteria(episode: Episode) -> list[str]:
     return [name for name in CRITERIA if not passed[name]]
 
 
-def verified_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, batch_size: int = 64,
-                      precision: str = "auto", progress: bool = True,
+def verified_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, epochs: int | None = None,
+                      batch_size: int = 64, precision: str = "auto", progress: bool = True,
                       executor: Executor | None = None) -> tuple[Iterator[Episode], dict[str, Any]]:
     """The accepted episodes in episode order, and the provenance (filled in as they are made).
-    The checkers of each round run on ``executor`` (default: in this process)."""
+    The model is grounded for ``epochs`` (default: the recipe's demo-scale count); the checkers
+    of each round run on ``executor`` (default: in this process)."""
     executor = executor or LocalPool(1)
-    path, provenance = grounded_model(recipe, backbone=backbone, lora=lora, precision=precision,
-                                      progress=progress, executor=executor, batch_size=batch_size)
+    path, provenance = grounded_model(recipe, backbone=backbone, lora=lora, epochs=epochs,
+                                      precision=precision, progress=progress, executor=executor,
+                                      batch_size=batch_size)
     rejected: Counter[str] = Counter()
     verification = provenance["verification"] = {
         "criteria": list(CRITERIA), "attempts_per_episode": recipe.attempts, "requested": count,
