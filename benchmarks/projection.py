@@ -5,7 +5,9 @@ Inputs, all measured:
 - time: each dataset's demo build on this machine, from its committed card
   (``cards/<name>.json``: ``provenance.build_seconds`` for ``episodes`` episodes, with
   ``workers`` processes): seconds per episode, collection or generation plus checking and
-  writing. Imaginary sets share their domain's grounded model, trained once on first use; its
+  writing (a verified set: per episode asked for, attempts included; its storage counts the
+  share its demo build kept; one where nothing passed has no card and is left out). Imaginary
+  sets share their domain's grounded model, trained once on first use; its
   training time (``provenance.training.seconds``) is taken out of the set that paid for it (the
   one with the most seconds per episode) and projected apart: it grows with the training set
   (paper train episodes / demo train episodes) and with its recipe's epochs (paper / demo: 10/20
@@ -68,14 +70,21 @@ def bytes_per_episode(domain_name: str, steps: int, sim_size: int, probe: int) -
     return sizes[0], sizes[1]
 
 
-def measured(recipes: dict) -> dict[str, dict]:
-    """Per dataset: demo episodes, mean length, seconds per episode, training seconds (if any)."""
-    rows = {}
+def measured(recipes: dict) -> tuple[dict[str, dict], list[str]]:
+    """Per dataset with a card: demo episodes asked for, the share kept (below 1 for verified
+    sets), mean length, seconds per episode asked for, training seconds (if any); and the ids
+    without a card (a verified set where nothing passed is not written)."""
+    rows, missing = {}, []
     for dataset_id, recipe in recipes.items():
-        card = json.loads((CARDS / f"{recipe.dataset_id.name}.json").read_text())
+        path = CARDS / f"{recipe.dataset_id.name}.json"
+        if not path.is_file():
+            missing.append(dataset_id)
+            continue
+        card = json.loads(path.read_text())
         provenance = card["provenance"]
+        asked = provenance.get("verification", {}).get("requested", card["episodes"])
         rows[dataset_id] = {"domain": recipe.domain, "source": recipe.dataset_id.source,
-                            "level": recipe.dataset_id.level, "demo": card["episodes"],
+                            "level": recipe.dataset_id.level, "demo": asked, "kept": card["episodes"] / asked,
                             "paper": recipe.episodes["paper"], "length": card["length"]["mean"],
                             "seconds": provenance["build_seconds"],
                             "training": provenance.get("training", {}).get("seconds", 0.0),
@@ -89,7 +98,7 @@ def measured(recipes: dict) -> dict[str, dict]:
         payer["seconds"] = max(0.0, payer["seconds"] - payer["training"])
     for row in rows.values():
         row["per_episode"] = row["seconds"] / row["demo"]
-    return rows
+    return rows, missing
 
 
 def hours(seconds: float) -> str:
@@ -102,7 +111,7 @@ def main() -> None:
     parser.add_argument("--efficiency", type=float, default=0.8, help="parallel efficiency for N > 1")
     parser.add_argument("--probe", type=int, default=100, help="synthetic episodes per size measurement")
     args = parser.parse_args()
-    rows = measured(load_recipes())
+    rows, missing = measured(load_recipes())
     domains = sorted({row["domain"] for row in rows.values()})
     table = ["| domain | paper episodes | grounding | work (1 machine) | "
              + " | ".join(f"wall, {n} machine{'s' * (n > 1)}" for n in args.machines)
@@ -124,8 +133,9 @@ def main() -> None:
         for r in mine:
             new, old = bytes_per_episode(domain, round(r["length"]), sim_size * (r["source"] == "real"),
                                          args.probe)
-            compact, before = compact + r["paper"] * new, before + r["paper"] * old
-        episodes = sum(r["paper"] for r in mine)
+            kept = r["paper"] * r["kept"]
+            compact, before = compact + kept * new, before + kept * old
+        episodes = sum(round(r["paper"] * r["kept"]) for r in mine)
         for key, value in (("episodes", episodes), ("grounding", grounding), ("work", work),
                            ("compact", compact), ("before", before), *enumerate(walls)):
             totals[key] += value
@@ -139,7 +149,9 @@ def main() -> None:
                  + f" | {totals['compact'] / 1e9:.2f} GB | {totals['before'] / 1e9:.2f} GB |")
     print("\n".join(table))
     print(f"\nparallel efficiency {args.efficiency} for N > 1; domains run one after another "
-          "(all machines on one domain at a time); each machine like this one (2 cores).")
+          "(all machines on one domain at a time); each machine like this one (2 cores). Verified sets "
+          "count the episodes their demo build kept; left out, no card (nothing passed at demo scale): "
+          + (", ".join(i.split("/")[-1] for i in missing) or "none") + ".")
 
 
 if __name__ == "__main__":
