@@ -18,7 +18,7 @@ Run one with ``imaginebench build imaginebench/clevr-train-real-v0 --scale demo`
 ``python -m imaginebench_data.builders.clevr [--scale paper]``.
 """
 
-from imaginebench_data.pipeline.recipe import Recipe, main, model_twins
+from imaginebench_data.pipeline.recipe import TRAIN_EPOCHS, Recipe, main, model_twins
 
 RECIPES = [
     Recipe(
@@ -54,7 +54,7 @@ RECIPES = [
 
 # KALM grounded its CLEVR model for 10 epochs on the whole training set.
 RECIPES += [twin for recipe in RECIPES if recipe.level != "train"
-            for twin in model_twins(recipe, train_epochs={"demo": 20, "paper": 10})]
+            for twin in model_twins(recipe, train_epochs={**TRAIN_EPOCHS, "paper": 10})]
 
 if __name__ == "__main__":
     main(RECIPES)

@@ -44,15 +44,15 @@ def expert_episodes(recipe: Recipe, count: int, executor: Executor) -> Iterator[
     yield from executor.map(_expert_job, jobs, (_init_worker, (recipe.domain,)), chunksize=4)
 
 
-def grounded_model(recipe: Recipe, *, backbone: str, lora: int, epochs: int | None, precision: str,
+def grounded_model(recipe: Recipe, *, backbone: str, lora: int, epochs: int, precision: str,
                    progress: bool, executor: Executor, batch_size: int) -> tuple[Any, dict[str, Any]]:
-    """The checkpoint path of the model the recipe imagines with (trained for ``epochs``, default
-    the recipe's demo-scale count, in ``precision`` if no checkpoint for this configuration
-    exists yet) and the card's provenance for it."""
+    """The checkpoint path of the model the recipe imagines with (trained for ``epochs`` in
+    ``precision`` if no checkpoint for this configuration exists yet) and the card's provenance
+    for it."""
     from ..imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
     from ..imagine.train import TrainSettings
 
-    settings = TrainSettings(epochs=epochs or recipe.train_epochs["demo"], precision=precision)
+    settings = TrainSettings(epochs=epochs, precision=precision)
     path = ensure_checkpoint(str(recipe.train_from), backbone=backbone, lora=lora, settings=settings,
                              progress=progress)
     provenance = checkpoint_provenance(path)
@@ -98,17 +98,16 @@ def model_loader(path) -> Any:
     return load
 
 
-def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, epochs: int | None = None,
+def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, epochs: int,
                       batch_size: int = 64, precision: str = "auto", progress: bool = True,
                       executor: Executor | None = None) -> tuple[Iterator[Episode], dict[str, Any]]:
     """The grounded model's rollouts for episodes 0..count-1 of the recipe, ``batch_size``
     rollouts generated together, and its provenance.
 
-    The model is trained first (for ``epochs``, default the recipe's demo-scale count, in
-    ``precision``) if no checkpoint for this configuration exists. It imagines in this
-    process; the checkers (one re-simulation per imagined transition, the slow part in LIBERO)
-    run on ``executor`` (default: in this process) meanwhile: forked worker processes are
-    forked before the model is loaded.
+    The model is trained first (for ``epochs``, in ``precision``) if no checkpoint for this
+    configuration exists. It imagines in this process; the checkers (one re-simulation per
+    imagined transition, the slow part in LIBERO) run on ``executor`` (default: in this
+    process) meanwhile: forked worker processes are forked before the model is loaded.
     """
     executor = executor or LocalPool(1)
     path, provenance = grounded_model(recipe, backbone=backbone, lora=lora, epochs=epochs,

@@ -47,12 +47,12 @@ def failed_criteria(episode: Episode) -> list[str]:
     return [name for name in CRITERIA if not passed[name]]
 
 
-def verified_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, epochs: int | None = None,
+def verified_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, epochs: int,
                       batch_size: int = 64, precision: str = "auto", progress: bool = True,
                       executor: Executor | None = None) -> tuple[Iterator[Episode], dict[str, Any]]:
     """The accepted episodes in episode order, and the provenance (filled in as they are made).
-    The model is grounded for ``epochs`` (default: the recipe's demo-scale count); the checkers
-    of each round run on ``executor`` (default: in this process)."""
+    The model is grounded for ``epochs``; the checkers of each round run on ``executor``
+    (default: in this process)."""
     executor = executor or LocalPool(1)
     path, provenance = grounded_model(recipe, backbone=backbone, lora=lora, epochs=epochs,
                                       precision=precision, progress=progress, executor=executor,
