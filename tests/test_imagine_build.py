@@ -13,6 +13,7 @@ from imaginebench_data.imagine import checkpoints as store
 from imaginebench_data.pipeline.build import build
 from imaginebench_data.pipeline.recipe import build_order, load_recipes
 from imaginebench_data.pipeline.rollout import episode_start
+from imaginebench_data.quality.frame import quality_frame
 
 TRAIN = "imaginebench/clevr-train-real-v0"
 EASY = "imaginebench/clevr-easy-imaginary-v0"
@@ -50,7 +51,14 @@ def test_imaginary_build_round_trip(minari_root, models, recipes, tmp_path, monk
         assert prov["backbone"].startswith("gpt2-scratch") and prov["sentence_encoder"] == "minilm"
         evidence = prov["evidence"]
         assert evidence["goal"]["episodes"] == 16 and evidence["next_state"]["held_out_transitions"] > 0
+        assert evidence["decoding"] == get_domain("clevr").decoding
         assert all("goal_consistency" in task for task in result.card.per_task.values())
+        decoding = prov["decoding"]  # the correction named, the raw predictions' rates beside
+        assert decoding["correction"] == get_domain("clevr").decoding
+        raw = decoding["raw_model_output"]
+        assert raw["illegal_state_rate"] >= result.card.illegal_state_rate
+        assert set(raw) == {"goal_consistency", "transition_error_rate", "illegal_state_rate",
+                            "illegal_by_kind"}
     stored = json.loads((cards / "clevr-hard-imaginary-v0.json").read_text())
     assert stored == hard.card.to_json()
     # checked by two worker processes (the default) or in this one: the same data and figures
@@ -60,7 +68,9 @@ def test_imaginary_build_round_trip(minari_root, models, recipes, tmp_path, monk
     figures = ("checksum", "goal_consistency", "transition_error_rate", "illegal_state_rate", "per_task")
     assert ({key: getattr(alone.card, key) for key in figures}
             == {key: getattr(hard.card, key) for key in figures})
-    assert "Did the generator learn" in (cards / "clevr-hard-imaginary-v0.md").read_text()
+    markdown = (cards / "clevr-hard-imaginary-v0.md").read_text()
+    assert "Did the generator learn" in markdown and "| raw model output |" in markdown
+    assert not any(c.startswith("raw_") for c in quality_frame(HARD).columns)  # never written
     script = f"""
 import json, minari, numpy as np
 ds = minari.load_dataset({EASY!r})
@@ -78,6 +88,17 @@ print(json.dumps(out))
     seed = recipes[EASY].seed
     expected = [episode_start(domain, "easy", i, seed, sim).state for i in range(12)]
     np.testing.assert_allclose(out["starts"], expected)  # the oracle's real start states
+
+
+def test_evidence_from_another_decoding_is_measured_again(tmp_path):
+    evidence = tmp_path / "evidence.json"
+    assert not store.evidence_is_current(tmp_path, "clevr")  # none measured yet
+    evidence.write_text(json.dumps({"goal": {}, "decoding": "each number rounded"}))
+    assert not store.evidence_is_current(tmp_path, "clevr")
+    evidence.write_text(json.dumps({"goal": {}, "decoding": get_domain("clevr").decoding}))
+    assert store.evidence_is_current(tmp_path, "clevr")
+    evidence.write_text(json.dumps({"goal": {}}))  # before decodings were recorded
+    assert not store.evidence_is_current(tmp_path, "clevr") and store.evidence_is_current(tmp_path, "libero")
 
 
 def test_imaginary_build_needs_its_real_dataset(minari_root, models, recipes, tmp_path):

@@ -1,6 +1,7 @@
 """Generation: stopping on the predicate, alignment, cache = naive = unbatched, bad output kept."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from imagine_helpers import CLEVR, set_heads, tiny_model
 
@@ -98,3 +99,45 @@ def test_continuous_actions_are_executed_as_the_simulator_would():
     assert all(space.contains(a) for a in executed)
     discrete = np.array([3, 7])
     assert executed_actions(gym.spaces.Discrete(40), discrete) == (discrete, 0)
+
+
+def test_the_correction_is_fed_back_and_each_raw_prediction_checked(sim):
+    from imaginebench_data.domains.clevr import checks
+    from imaginebench_data.domains.clevr.decode import project_onto_table
+    from imaginebench_data.quality.frame import episode_row
+    from imaginebench_data.quality.stats import raw_summary
+
+    start, prompt = start_for("train", 0, sim)
+    delta = np.zeros(10)
+    delta[0] = 0.3  # red 30 cm towards +x a step: through the wall within a few steps
+    model = tiny_model()
+    set_heads(model, action=0, delta=delta)
+    [plain] = imagine_batch(model, [prompt], no_sentence)
+    [rollout] = imagine_batch(model, [prompt], no_sentence, decode=CLEVR.decode_state)
+    np.testing.assert_array_equal(plain.raw_states, plain.states)  # nothing corrected without a decoding
+    # each raw prediction is the model's step from the corrected state, and is what got corrected
+    np.testing.assert_allclose(rollout.raw_states[1:], rollout.states[:-1] + delta, atol=1e-5)
+    np.testing.assert_array_equal(rollout.states[1:], project_onto_table(None, rollout.raw_states[1:]))
+    raw_illegal = checks.illegal(rollout.raw_states).any(axis=1)
+    assert raw_illegal.sum() >= 3 and not checks.illegal(rollout.states).any()
+
+    episode = rollout_episode(CLEVR, start, rollout.states, rollout.actions, source="imaginary")
+    episode.raw_states = rollout.raw_states
+    annotate(CLEVR, episode, sim)
+    infos, raw = episode.infos, episode.raw_infos
+    assert infos["legal"].all()
+    np.testing.assert_array_equal(~raw["legal"], raw_illegal)
+    for t, action in enumerate(episode.actions):  # both from the simulator's one step per transition
+        stepped = sim.resimulate(start.task, episode.states[t], action, None)[None]
+        assert raw["transition_error"][t + 1] == pytest.approx(
+            checks.transition_distance(stepped, rollout.raw_states[t + 1][None])[0], abs=1e-6)
+        assert infos["transition_error"][t + 1] == pytest.approx(
+            checks.transition_distance(stepped, episode.states[t + 1][None])[0], abs=1e-6)
+    row = episode_row(CLEVR, episode.metadata, episode.rewards, infos, raw)
+    assert row["illegal_states"] == 0 and row["raw_illegal_states"] == int(raw_illegal.sum())
+    assert row["raw_transition_errors"] == int((~raw["transition_ok"][1:]).sum())
+    summary = raw_summary(pd.DataFrame([row, row]), CLEVR.illegal_kinds)
+    assert summary["illegal_state_rate"] == pytest.approx(raw_illegal.mean())
+    assert summary["illegal_by_kind"]["off_table"] > 0 and summary["goal_consistency"] == row["raw_success"]
+    assert raw_summary(pd.DataFrame([episode_row(CLEVR, episode.metadata, episode.rewards, infos)]),
+                       CLEVR.illegal_kinds) is None

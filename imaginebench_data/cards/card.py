@@ -26,7 +26,7 @@ import pandas as pd
 from ..core.domain import Domain
 from ..core.task import UNRESOLVED
 from ..datasets.ids import DatasetId
-from ..quality.stats import per_task_summary, plain_json, quality_summary, resolution_counts
+from ..quality.stats import per_task_summary, plain_json, quality_summary, raw_summary, resolution_counts
 
 # 0: no schema_version; 1: the first typed card; 2: adds unresolved and resolution, and
 # goal_consistency is over resolved episodes (None when there are none); 3: the checksum also
@@ -123,8 +123,11 @@ def package_versions() -> dict[str, str]:
 def build_card(dataset_id: DatasetId, domain: Domain, frame: pd.DataFrame, checksum: str, *,
                scale: str, provenance: dict[str, Any], notes: dict[str, Any] | None = None) -> Card:
     """The card of a dataset whose episodes are summarised by ``frame`` (see quality.frame);
-    ``notes`` add to the domain's notes."""
+    ``notes`` add to the domain's notes. Generated episodes whose states the domain's decoding
+    corrected add ``provenance.decoding``: the correction, and the rates of the raw predictions."""
     summary = quality_summary(frame, domain.illegal_kinds)
+    raw = raw_summary(frame, domain.illegal_kinds)
+    decoding = {} if raw is None else {"decoding": {"correction": domain.decoding, "raw_model_output": raw}}
     unresolved = int((frame["task_id"] == UNRESOLVED).sum())
     consistency = {} if not unresolved else {"goal_consistency": (
         f"over the {len(frame) - unresolved} episodes with a resolved task; the {unresolved} with task "
@@ -140,7 +143,7 @@ def build_card(dataset_id: DatasetId, domain: Domain, frame: pd.DataFrame, check
         "phrasings": int(frame[["task_id", "phrasing_id"]].drop_duplicates().shape[0]),
         **summary,
         "per_task": per_task_summary(frame, domain.illegal_kinds),
-        "provenance": {**provenance, "packages": package_versions()},
+        "provenance": {**provenance, **decoding, "packages": package_versions()},
         "checksum": checksum,
         "notes": {**domain.notes, "transition_tolerance": domain.transition_tolerance,
                   "illegal_kinds": list(domain.illegal_kinds), **consistency, **(notes or {})},

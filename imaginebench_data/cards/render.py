@@ -65,9 +65,11 @@ def render_markdown(card: Card) -> str:
     lines += _resolution_lines(card)
     lines += ["", "## How it was made", ""]
     lines += [f"- **{key}**: {value}" for key, value in prov.items()
-              if key not in ("packages", "evidence", "verification")]
+              if key not in ("packages", "evidence", "verification", "decoding")]
     lines.append("- **packages**: " + ", ".join(f"{k} {v}" for k, v in prov["packages"].items()))
     lines.append(f"- **checksum** (sha256 of the arrays): `{card.checksum}`")
+    if "decoding" in prov:
+        lines += _decoding_lines(card, prov["decoding"])
     if "verification" in prov:
         lines += _verification_lines(prov["verification"])
     if "evidence" in prov:
@@ -75,6 +77,30 @@ def render_markdown(card: Card) -> str:
     lines += ["", "## Notes", ""]
     lines += [f"- **{key}**: {value}" for key, value in card.notes.items()]
     return "\n".join(lines) + "\n"
+
+
+def _decoding_lines(card: Card, decoding: dict[str, Any]) -> list[str]:
+    """The generator's correction of its predicted states, and the raw predictions' rates."""
+    raw = decoding["raw_model_output"]
+    kinds = list(card.illegal_by_kind)
+    return [
+        "", "## Decoding", "",
+        f"The generator corrects each state it predicts before feeding it back: {decoding['correction']}. "
+        "The raw rows check each step's prediction before that correction (the stored state and "
+        "action, into the predicted next state).", "",
+        "| states | goal consistency | transition error rate | illegal state rate | "
+        + " | ".join(f"illegal: {k}" for k in kinds) + " |",
+        "|---|---|---|---|" + "---|" * len(kinds),
+        _rates_row("stored (corrected)", card.goal_consistency, card.transition_error_rate,
+                   card.illegal_state_rate, [card.illegal_by_kind[k] for k in kinds]),
+        _rates_row("raw model output", raw["goal_consistency"], raw["transition_error_rate"],
+                   raw["illegal_state_rate"], [raw["illegal_by_kind"][k] for k in kinds]),
+    ]
+
+
+def _rates_row(name: str, *rates) -> str:
+    *overall, by_kind = rates
+    return f"| {name} | " + " | ".join(_pct(rate) for rate in [*overall, *by_kind]) + " |"
 
 
 def _verification_lines(verification: dict[str, Any]) -> list[str]:

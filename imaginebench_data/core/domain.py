@@ -68,8 +68,10 @@ class Domain:
     - ``decode_state(prev, states)``: how a generator turns its regressed ``(N, D)`` next
       states into dataset states, given the ``(N, D)`` states the step started from, as argmax
       turns logits into actions (BabyAI: round to grid integers; HalfCheetah: its history
-      counters are bookkeeping of the step, computed, not regressed). None keeps them as
-      regressed. It never repairs the physics: off-grid or overlapping stays so.
+      counters are bookkeeping of the step, computed, not regressed; CLEVR: projected onto the
+      table). None keeps them as regressed. It is part of the generator: ``decoding`` names it
+      in a few words, and the cards of generated data report the rates of the raw predictions
+      beside those of the decoded states (``provenance.decoding``).
     - ``original``: the layout of the original release's files (see ``OriginalLayout``).
     - ``recipe_module``: the module whose ``RECIPES`` list builds this domain's datasets
       (default ``imaginebench_data.builders.<name>``, i.e. ``builders/<name>.py``).
@@ -97,6 +99,7 @@ class Domain:
     original: OriginalLayout
     notes: dict[str, str]
     decode_state: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+    decoding: str = ""
     recipe_module: str | None = None
     draw_states: Callable[[Any, np.ndarray], None] | None = None
     render: Callable[[Simulator], np.ndarray] | None = None

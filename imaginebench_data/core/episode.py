@@ -13,6 +13,11 @@ Alignment (T steps)::
 ``success``, ``legal``, ``illegal_mask``, ``transition_error``, ``transition_ok``, plus
 ``sim_state`` ((T+1, F) float64) when ``sim_states`` is set: the full simulator state at each
 step of a real rollout in a domain whose dataset state is only an observation (Meta-World).
+
+Generated episodes of a domain with a decoding correction (``Domain.decoding``) also carry,
+in memory only (never written), ``raw_states``: s_0, then the model's prediction of each s_t
+before the correction; the checkers then fill ``raw_infos`` with the same results for
+(s_t, a_t, raw s_{t+1}), which the card reports beside the stored states' rates.
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ class Episode:
     infos: dict[str, np.ndarray] = field(default_factory=dict)
     sim_states: np.ndarray | None = None
     resolved_by: str | None = None  # imported episodes: how the task was resolved (imports.resolve)
+    raw_states: np.ndarray | None = None  # generated: predictions before the correction (not written)
+    raw_infos: dict[str, np.ndarray] | None = None  # the checkers' results on them (not written)
 
     def __len__(self) -> int:
         return len(self.actions)

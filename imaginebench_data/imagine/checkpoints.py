@@ -78,9 +78,18 @@ def ensure_checkpoint(train_dataset: str, *, backbone: str = SCRATCH, lora: int 
     if not is_checkpoint(path):
         train_grounding(train_dataset, path, backbone=backbone, lora=lora, sentence_encoder=sentence_encoder,
                         settings=settings, progress=progress)
-    if is_main_process() and not (path / "evidence.json").is_file():
+    if is_main_process() and not evidence_is_current(path, DatasetId.parse(train_dataset).domain):
         write_evidence(path, train_dataset, evidence_episodes or EVIDENCE_EPISODES, progress)
     return path
+
+
+def evidence_is_current(path: Path, domain_name: str) -> bool:
+    """Whether ``path`` holds evidence measured with the domain's decoding as it is now (the
+    evidence imagines through it; evidence from before a change of it is measured again)."""
+    file = Path(path) / "evidence.json"
+    if not file.is_file():
+        return False
+    return json.loads(file.read_text()).get("decoding", "") == get_domain(domain_name).decoding
 
 
 def write_evidence(path: Path, train_dataset: str, episodes: int, progress: bool = False) -> dict[str, Any]:
@@ -90,7 +99,8 @@ def write_evidence(path: Path, train_dataset: str, episodes: int, progress: bool
     _, held_out = split(read_episodes(train_dataset)[0])
     sentences = SentenceTable(model.config.sentence_encoder)
     evidence = {"next_state": next_state_evidence(model, domain, held_out),
-                "goal": goal_evidence(model, domain, sentences, episodes, progress=progress)}
+                "goal": goal_evidence(model, domain, sentences, episodes, progress=progress),
+                **({"decoding": domain.decoding} if domain.decoding else {})}
     (Path(path) / "evidence.json").write_text(json.dumps(evidence, indent=1))
     return evidence
 

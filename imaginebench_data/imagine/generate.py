@@ -7,8 +7,11 @@ For each prompt (instruction + real start state s0) the model alternates::
 
 feeding one new position per prediction into the cached backbone, until the task's
 predicate holds on (s_t, a_t, s_{t+1}) or the task's time limit. Rows of a batch that are
-done keep computing (the batch stays rectangular) but their output is ignored. Output is
-never clipped or repaired: non-finite or off-table states are kept for the checkers.
+done keep computing (the batch stays rectangular) but their output is ignored. A domain's
+``decode_state`` (its named correction, ``Domain.decoding``) turns each predicted state into
+the state fed back and stored; the prediction before it is kept as ``Rollout.raw_states`` so
+that the card can report the raw model output's rates beside the corrected ones. Nothing
+else is clipped or repaired: non-finite states are kept for the checkers.
 
 ``cache=False`` runs the naive loop (a full forward pass over the whole sequence for every
 prediction), kept as the reference the cached loop must equal and for the speed benchmark.
@@ -42,6 +45,7 @@ class Rollout:
     states: np.ndarray   # (T+1, D) float32, s0 first
     actions: np.ndarray  # (T, ...)
     success: bool        # the predicate held on the last transition
+    raw_states: np.ndarray  # (T+1, D): s0, then each step's prediction before ``decode``
 
 
 class _Batch:
@@ -111,13 +115,14 @@ def _succeeded(prompts: Sequence[Prompt], prev: np.ndarray, actions: np.ndarray,
 @pinned()
 def imagine_batch(model: GroundedLM, prompts: Sequence[Prompt],
                   sentence: Callable[[str], np.ndarray | None], cache: bool = True,
-                  decode: Callable[[np.ndarray], np.ndarray] | None = None) -> list[Rollout]:
+                  decode: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> list[Rollout]:
     """One rollout per prompt, generated together; ``decode`` maps each batch of predicted
     states to dataset states (``Domain.decode_state``) before they are fed back."""
     batch = _Batch(model, prompts, sentence)
     horizons = np.array([p.task.horizon for p in prompts])
     current = torch.from_numpy(np.stack([p.start for p in prompts]).astype(np.float32)).to(model.device)
     states, actions = [current.cpu().numpy()], []
+    raw = [states[0]]
     done = np.zeros(len(prompts), bool)
     success = np.zeros(len(prompts), bool)
     lengths = np.zeros(len(prompts), int)
@@ -126,8 +131,9 @@ def imagine_batch(model: GroundedLM, prompts: Sequence[Prompt],
         action = model.choose_action(hidden)
         hidden = batch.append(model.embed_actions(action), cache)
         current = model.next_state(hidden, current)
+        raw.append(current.cpu().numpy())
         if decode is not None:
-            decoded = decode(states[-1], current.cpu().numpy())
+            decoded = decode(states[-1], raw[-1].copy())
             current = torch.from_numpy(np.asarray(decoded, np.float32)).to(model.device)
         action_np, state_np = action.cpu().numpy(), current.cpu().numpy()
         hit = _succeeded(prompts, states[-1], action_np, state_np)
@@ -140,14 +146,14 @@ def imagine_batch(model: GroundedLM, prompts: Sequence[Prompt],
         if done.all():
             break
         hidden = batch.append(model.embed_states(current), cache)
-    states_all, actions_all = np.stack(states, 1), np.stack(actions, 1)
-    return [Rollout(states_all[i, : lengths[i] + 1], actions_all[i, : lengths[i]], bool(success[i]))
-            for i in range(len(prompts))]
+    states_all, actions_all, raw_all = np.stack(states, 1), np.stack(actions, 1), np.stack(raw, 1)
+    return [Rollout(states_all[i, : lengths[i] + 1], actions_all[i, : lengths[i]], bool(success[i]),
+                    raw_all[i, : lengths[i] + 1]) for i in range(len(prompts))]
 
 
 def imagine(model: GroundedLM, prompts: Sequence[Prompt], sentence: Callable[[str], np.ndarray | None], *,
             batch_size: int = 64, cache: bool = True, progress: bool = False, desc: str = "imagine",
-            decode: Callable[[np.ndarray], np.ndarray] | None = None):
+            decode: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None):
     """Rollouts for ``prompts`` in order, ``batch_size`` at a time (a generator)."""
     bar = tqdm(total=len(prompts), desc=desc, unit="rollout", disable=not progress)
     try:

@@ -78,7 +78,10 @@ def imagined_rollouts(model, domain, starts: list, *, batch_size: int, provenanc
     for start, rollout in zip(starts, rollouts):
         actions, outside = executed_actions(domain.action_space, rollout.actions)
         provenance["actions_outside_space"] += outside
-        yield rollout_episode(domain, start, rollout.states, actions, source=source)
+        episode = rollout_episode(domain, start, rollout.states, actions, source=source)
+        if domain.decode_state is not None:
+            episode.raw_states = rollout.raw_states
+        yield episode
 
 
 def checked(executor: Executor, domain_name: str, episodes: Iterator[Episode]) -> Iterator[Episode]:

@@ -41,7 +41,7 @@ def publish(dataset_id: DatasetId, episodes: Iterable[Episode], domain: Domain, 
     bar = tqdm(total=total, desc=f"{desc} {dataset_id}", unit="ep", disable=not progress)
 
     def on_episode(episode: Episode) -> None:
-        rows.append(episode_row(domain, episode.metadata, episode.rewards, episode.infos))
+        rows.append(episode_row(domain, episode.metadata, episode.rewards, episode.infos, episode.raw_infos))
         bar.update(1)
 
     def make_card(checksum: str) -> Card:

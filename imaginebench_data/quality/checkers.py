@@ -38,43 +38,68 @@ def illegal_masks(domain: Domain, states: np.ndarray) -> np.ndarray:
     return (flags.astype(np.int64) << np.arange(flags.shape[1])).sum(axis=1).astype(np.int32)
 
 
-def resimulate(domain: Domain, sim: Simulator, task: Task | None, states: np.ndarray, actions: np.ndarray,
-               sim_states: np.ndarray | None = None) -> np.ndarray:
-    """(T,) transition errors: each stored (s_t, a_t) stepped in the simulator, against s_{t+1};
-    from the stored full simulator states ``sim_states`` ((T+1, F)) where given."""
-    errors = np.full(len(actions), np.inf)
+def resimulated(sim: Simulator, task: Task | None, states: np.ndarray, actions: np.ndarray,
+                sim_states: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The simulator's step from each stored (s_t, a_t) ((T, D); from the stored full simulator
+    states ``sim_states`` ((T+1, F)) where given), and which of them were stepped: those whose
+    s_t and s_{t+1} are finite (the others keep s_t)."""
     finite = np.isfinite(states).all(axis=1)
-    predicted = np.array(states[1:], dtype=np.float32)
+    stepped = finite[:-1] & finite[1:]
+    predicted = np.array(states[:-1], dtype=np.float32)
     for t, action in enumerate(actions):
-        if finite[t] and finite[t + 1]:
+        if stepped[t]:
             full = None if sim_states is None else sim_states[t]
             predicted[t] = sim.resimulate(task, states[t], action, full)
-    checked = finite[:-1] & finite[1:]
-    errors[checked] = domain.transition_distance(predicted[checked], states[1:][checked])
+    return predicted, stepped
+
+
+def transition_errors(domain: Domain, predicted: np.ndarray, stepped: np.ndarray,
+                      next_states: np.ndarray) -> np.ndarray:
+    """(T,) distances between the simulator's steps and the stored next states; inf where
+    either is not finite or the step was not taken."""
+    errors = np.full(len(next_states), np.inf)
+    checked = stepped & np.isfinite(next_states).all(axis=1)
+    errors[checked] = domain.transition_distance(predicted[checked], next_states[checked])
     return errors
 
 
-def annotate(domain: Domain, episode: Episode, sim: Simulator) -> Episode:
-    """Fill ``episode.infos`` with the checkers' per-step results (see module docstring)."""
-    task = None if episode.task_id == UNRESOLVED else domain.task(episode.level, episode.task_id)
-    states, actions = episode.states, episode.actions
-    masks = illegal_masks(domain, states)
+def _results(domain: Domain, task: Task | None, states: np.ndarray, actions: np.ndarray,
+             next_states: np.ndarray, errors: np.ndarray) -> dict[str, np.ndarray]:
+    """The per-step infos of T transitions into ``next_states`` ((T, D)), with ``states[0]``
+    the reset state and ``errors`` ((T,), NaN: not checked)."""
+    masks = illegal_masks(domain, np.concatenate([states[:1], next_states]))
     if task is None:
         success = np.zeros(len(actions), bool)
     else:
         with np.errstate(all="ignore"):
-            success = task.success(states[:-1], actions, states[1:])
-    if task is None and sim.needs_task:
-        errors = np.concatenate([[0.0], np.full(len(actions), np.nan)])  # no scene to re-simulate in
-    else:
-        errors = np.concatenate([[0.0], resimulate(domain, sim, task, states, actions, episode.sim_states)])
-    episode.infos = {
+            success = task.success(states[:-1], actions, next_states)
+    errors = np.concatenate([[0.0], errors])
+    return {
         "success": np.concatenate([[False], np.asarray(success, bool)]),
         "legal": masks == 0,
         "illegal_mask": masks,
         "transition_error": errors.astype(np.float32),
         "transition_ok": np.isnan(errors) | (errors <= domain.transition_tolerance),
     }
+
+
+def annotate(domain: Domain, episode: Episode, sim: Simulator) -> Episode:
+    """Fill ``episode.infos`` with the checkers' per-step results (see module docstring), and
+    ``episode.raw_infos`` with those of its raw predictions when it carries ``raw_states``:
+    each transition (s_t, a_t) -> raw s_{t+1}, from the same simulator steps."""
+    task = None if episode.task_id == UNRESOLVED else domain.task(episode.level, episode.task_id)
+    states, actions = episode.states, episode.actions
+    if task is None and sim.needs_task:  # no scene to re-simulate in
+        predicted, stepped = None, None
+        errors = np.full(len(actions), np.nan)
+    else:
+        predicted, stepped = resimulated(sim, task, states, actions, episode.sim_states)
+        errors = transition_errors(domain, predicted, stepped, states[1:])
+    episode.infos = _results(domain, task, states, actions, states[1:], errors)
     if episode.sim_states is not None:
         episode.infos["sim_state"] = np.asarray(episode.sim_states, np.float64)
+    if episode.raw_states is not None:
+        raw = np.asarray(episode.raw_states, np.float32)[1:]
+        raw_errors = errors if predicted is None else transition_errors(domain, predicted, stepped, raw)
+        episode.raw_infos = _results(domain, task, states, actions, raw, raw_errors)
     return episode

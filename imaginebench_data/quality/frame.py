@@ -15,15 +15,18 @@ from ..core.domain import Domain
 
 
 def episode_row(domain: Domain, metadata: dict[str, Any], rewards: np.ndarray,
-                infos: dict[str, np.ndarray]) -> dict[str, Any]:
+                infos: dict[str, np.ndarray],
+                raw_infos: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
     """One row: task, level, length, return, success and the quality counts of one episode.
 
     ``success`` is goal consistency: the episode's final transition satisfies its
     instruction's predicate (never for an ``unresolved`` task: it has none). Counts are over
     the T+1 states and T transitions. ``resolved_by`` is how an imported episode's task was
-    resolved (``imports.resolve``), None for built episodes.
+    resolved (``imports.resolve``), None for built episodes. With ``raw_infos`` (a generated
+    episode's raw predictions, see ``core.episode``) the quality columns come again, prefixed
+    ``raw_``.
     """
-    masks = np.asarray(infos["illegal_mask"], np.int64)
+    counts, kinds = _quality_columns(domain, infos)
     row = {
         "task_id": metadata["task_id"],
         "level": metadata["level"],
@@ -31,16 +34,32 @@ def episode_row(domain: Domain, metadata: dict[str, Any], rewards: np.ndarray,
         "source": metadata["source"],
         "length": int(len(rewards)),
         "return": float(np.sum(rewards, dtype=np.float64)),
+        **counts,
+        "max_transition_error": float(np.nanmax(infos["transition_error"])),  # NaN: not checked
+        "resolved_by": metadata.get("resolved_by"),
+        **kinds,
+    }
+    if raw_infos is not None:
+        counts, kinds = _quality_columns(domain, raw_infos)
+        row.update({f"{RAW}{key}": value for key, value in {**counts, **kinds}.items()})
+    return row
+
+
+RAW = "raw_"  # prefix of the raw predictions' columns
+
+
+def _quality_columns(domain: Domain, infos: dict[str, np.ndarray]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The quality counts of one episode's infos, and its illegal states by kind."""
+    masks = np.asarray(infos["illegal_mask"], np.int64)
+    counts = {
         "success": bool(infos["success"][-1]),
         "states": int(len(masks)),
         "illegal_states": int((masks != 0).sum()),
         "transition_errors": int((~np.asarray(infos["transition_ok"], bool)[1:]).sum()),
-        "max_transition_error": float(np.nanmax(infos["transition_error"])),  # NaN: not checked
-        "resolved_by": metadata.get("resolved_by"),
     }
-    for bit, kind in enumerate(domain.illegal_kinds):
-        row[f"illegal_{kind}"] = int(((masks >> bit) & 1).sum())
-    return row
+    kinds = {f"illegal_{kind}": int(((masks >> bit) & 1).sum())
+             for bit, kind in enumerate(domain.illegal_kinds)}
+    return counts, kinds
 
 
 def quality_frame(dataset_id: str) -> pd.DataFrame:

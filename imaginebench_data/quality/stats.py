@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.task import UNRESOLVED
+from .frame import RAW
 
 
 def _moments(values: pd.Series) -> dict[str, float]:
@@ -38,6 +39,20 @@ def quality_summary(frame: pd.DataFrame, illegal_kinds: tuple[str, ...]) -> dict
         "length": _moments(frame["length"]),
         "return": _moments(frame["return"]),
     }
+
+
+RATES = ("goal_consistency", "transition_error_rate", "illegal_state_rate", "illegal_by_kind")
+
+
+def raw_summary(frame: pd.DataFrame, illegal_kinds: tuple[str, ...]) -> dict[str, Any] | None:
+    """The quality rates of generated episodes' raw predictions (the frame's ``raw_`` columns,
+    see ``frame.episode_row``); None when the frame has none."""
+    columns = [c for c in frame.columns if c.startswith(RAW)]
+    if not columns:
+        return None
+    renamed = frame[columns].rename(columns=lambda column: column[len(RAW):])
+    summary = quality_summary(frame[["task_id", "length", "return"]].join(renamed), illegal_kinds)
+    return {key: summary[key] for key in RATES}
 
 
 def per_task_summary(frame: pd.DataFrame, illegal_kinds: tuple[str, ...]) -> dict[str, dict[str, Any]]:

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...core.domain import Domain, OriginalLayout
 from . import checks, original
+from .decode import decode
 from .draw import draw_states
 from .expert import BabyAIExpert
 from .render import render
@@ -27,7 +28,9 @@ DOMAIN = Domain(
     transition_tolerance=checks.TRANSITION_TOLERANCE,
     original=OriginalLayout(prefix="babyai", state_dim=STATE_DIM, templates=original.templates,
                             slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
-    decode_state=lambda prev, states: np.rint(states),  # regressed cells, colours, flags: grid integers
+    decode_state=decode,
+    decoding="onto the grid's state space: numbers rounded to integers, each into its range, the "
+    "carried object consistent, the agent and floor objects off walls and each other (nearest cell)",
     draw_states=draw_states,
     render=render,
     notes={
@@ -60,8 +63,10 @@ DOMAIN = Domain(
         "transition_error": "number of the 17 entries in which the stored next state and the one "
         "re-simulated (minigrid grid rebuilt from the stored state) round to different integers; "
         "tolerance 0 (a fractional entry is flagged as the illegal kind non_integer instead).",
-        "imagined_states": "the generator rounds its regressed states to integers "
-        "(Domain.decode_state), as argmax picks its actions; nothing else is repaired.",
+        "imagined_states": "the generator decodes each regressed state onto the grid's state space "
+        "(Domain.decode_state: integers in range, a consistent carried object, agent and objects "
+        "off walls and each other), as argmax picks its actions; moves are not repaired. Cards of "
+        "generated data report the raw predictions' rates too (provenance.decoding).",
         "rewards": f"1 on the success transition, else {SHAPING} * (d(s) - d(s')), d a task "
         "Manhattan heuristic (carried objects at the agent's cell; staged tasks add "
         f"{STAGE_PENALTY:g} until their first stage is done). No time discount (the step count "

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...core.domain import Domain, OriginalLayout
 from . import checks, original
+from .decode import project_onto_table
 from .draw import draw_states
 from .expert import ClevrExpert
 from .render import render
@@ -28,6 +29,9 @@ DOMAIN = Domain(
     original=OriginalLayout(prefix="ball", state_dim=STATE_DIM, goal_key=original.goal_key,
                             task_key=original.task_key, templates=original.templates,
                             slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
+    decode_state=project_onto_table,
+    decoding="ball centres projected onto the table: clipped inside the walls, and each overlapping "
+    "pair pushed apart along the line of its centres until the two touch",
     draw_states=draw_states,
     render=render,
     notes={

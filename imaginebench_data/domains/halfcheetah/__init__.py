@@ -29,6 +29,8 @@ DOMAIN = Domain(
                             templates=original.templates,
                             slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
     decode_state=decode,  # a generator's counters: moved on by its dx, never regressed
+    decoding="the counters (time, furthest x forward and backward) moved on from the previous state "
+    "by the predicted dx instead of regressed",
     render=render,
     notes={
         "state": "22 numbers: 0 dx, the root's x displacement in the last step (m; 0 in a reset "

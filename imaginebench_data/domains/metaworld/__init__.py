@@ -28,6 +28,8 @@ DOMAIN = Domain(
     original=OriginalLayout(prefix="metaworld", state_dim=STATE_DIM, templates=original.templates,
                             slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
     decode_state=decode,  # slots empty at the start stay empty: a scene's entities are its task's
+    decoding="the slots of entities absent from the scene (all zero in the state the step started "
+    "from) kept empty",
     render=render,
     notes={
         "state": "91 numbers in fixed entity slots, the same for every task: 0-2 gripper tool "
