@@ -17,6 +17,10 @@ predicate: ``success`` is False throughout. Its transitions are re-simulated wit
 where the simulator allows it; where the scene depends on the task (``Simulator.needs_task``)
 they cannot be: ``transition_error`` is NaN ("not checked") and ``transition_ok`` True, so
 they count as no error.
+
+A generated episode carrying ``raw_states`` (its model's predictions before the domain's
+decoding, see ``core.episode``) also gets ``raw_infos``, the same keys for each transition
+(s_t, a_t) -> raw s_{t+1}, from the same simulator steps.
 """
 
 from __future__ import annotations

@@ -14,9 +14,11 @@ prediction to the nearest state in that space, one entry group at a time:
   object (ball, box, key order) holds, moved to the nearest free room cell (ties: the first
   in row-major order).
 
-Moves are not judged: a step the simulator would not take (through a wall, two cells at
-once) stays a transition error. Rows with a non-finite number are left as they are, for the
-checkers to flag.
+Moves are not judged: the decoding looks at the predicted state alone, so a step the
+simulator would not take (two cells at once, across a wall, a door opened without its key)
+stays a transition error. An agent predicted inside a wall is moved to the nearest cell it
+may stand on, often the one it came from, as the simulator's wall would have kept it. Rows
+with a non-finite number are left as they are, for the checkers to flag.
 """
 
 from __future__ import annotations
