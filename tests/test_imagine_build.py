@@ -59,6 +59,9 @@ def test_imaginary_build_round_trip(minari_root, models, recipes, tmp_path, monk
         assert raw["illegal_state_rate"] >= result.card.illegal_state_rate
         assert set(raw) == {"goal_consistency", "transition_error_rate", "illegal_state_rate",
                             "illegal_by_kind"}
+    # hard rollouts are prompted afresh (one relation at a time), and the card says so
+    assert hard.card.provenance["prompting"] == get_domain("clevr").prompting
+    assert "prompting" not in easy.card.provenance  # one step per rollout: one prompt
     stored = json.loads((cards / "clevr-hard-imaginary-v0.json").read_text())
     assert stored == hard.card.to_json()
     # checked by two worker processes (the default) or in this one: the same data and figures

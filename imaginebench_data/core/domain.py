@@ -72,6 +72,12 @@ class Domain:
       table). None keeps them as regressed. It is part of the generator: ``decoding`` names it
       in a few words, and the cards of generated data report the rates of the raw predictions
       beside those of the decoded states (``provenance.decoding``).
+    - ``prompt_steps``: a generator prompts the model afresh, from the state its rollout has
+      reached, every ``prompt_steps`` imagined steps (``imagine.prompting``); None: once per
+      rollout, as KALM does. ``subgoals(task, start)``: the tasks the model was grounded on that
+      ``task``'s goal is made of, given its ``(D,)`` start state (CLEVR: a hard task's
+      relations), or none; such a task is prompted one sub-goal at a time. ``prompting`` names
+      both in the cards of generated data.
     - ``original``: the layout of the original release's files (see ``OriginalLayout``).
     - ``recipe_module``: the module whose ``RECIPES`` list builds this domain's datasets
       (default ``imaginebench_data.builders.<name>``, i.e. ``builders/<name>.py``).
@@ -100,6 +106,9 @@ class Domain:
     notes: dict[str, str]
     decode_state: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
     decoding: str = ""
+    prompt_steps: int | None = None
+    subgoals: Callable[[Task, np.ndarray], tuple[Task, ...]] | None = None
+    prompting: str = ""
     recipe_module: str | None = None
     draw_states: Callable[[Any, np.ndarray], None] | None = None
     render: Callable[[Simulator], np.ndarray] | None = None

@@ -68,13 +68,19 @@ def imagined_rollouts(model, domain, starts: list, *, batch_size: int, provenanc
     ``model`` is a checkpoint loader called on the first rollout drawn (so that an executor's
     forked workers start before it)."""
     from ..imagine.generate import Prompt, imagine
+    from ..imagine.prompting import imagine_segments, segmented
     from ..imagine.train import SentenceTable
 
     model = model()
     prompts = [Prompt(start.task, start.instruction, start.state) for start in starts]
     sentences = SentenceTable(model.config.sentence_encoder)
-    rollouts = imagine(model, prompts, sentences, batch_size=batch_size, decode=domain.decode_state,
-                       progress=progress, desc=desc)
+    options = {"batch_size": batch_size, "decode": domain.decode_state, "progress": progress, "desc": desc}
+    if segmented(prompts, domain.prompt_steps, domain.subgoals):
+        provenance["prompting"] = domain.prompting
+        rollouts = imagine_segments(model, prompts, sentences, steps=domain.prompt_steps,
+                                    subgoals=domain.subgoals, **options)
+    else:
+        rollouts = imagine(model, prompts, sentences, **options)
     for start, rollout in zip(starts, rollouts):
         actions, outside = executed_actions(domain.action_space, rollout.actions)
         provenance["actions_outside_space"] += outside

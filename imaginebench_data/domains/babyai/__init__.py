@@ -12,7 +12,7 @@ from .draw import draw_states
 from .expert import BabyAIExpert
 from .render import render
 from .sim import ACTION_NAMES, N_ACTIONS, STATE_DIM, BabyAISimulator
-from .tasks import HORIZON, SHAPING, STAGE_PENALTY, tasks
+from .tasks import HORIZON, PROMPT_STEPS, SHAPING, STAGE_PENALTY, subgoals, tasks
 
 DOMAIN = Domain(
     name="babyai",
@@ -31,6 +31,12 @@ DOMAIN = Domain(
     decode_state=decode,
     decoding="onto the grid's state space: numbers rounded to integers, each into its range, the "
     "carried object consistent, the agent and floor objects off walls and each other (nearest cell)",
+    prompt_steps=PROMPT_STEPS,
+    subgoals=subgoals,
+    prompting=f"the model is prompted afresh from the state reached every {PROMPT_STEPS} imagined "
+    "steps, with the same instruction, until the task holds or its time limit; a staged task is "
+    "prompted as two training tasks, the first not yet holding: open the door, then go to / pick up "
+    "the object nearest the agent at the start (easy); pick up the key, then open the door (hard)",
     draw_states=draw_states,
     render=render,
     notes={

@@ -43,6 +43,9 @@ from .sim import COLOURS, N_COLOURS, OBJECTS
 
 HORIZON = 128
 SHAPING = 0.1
+# Imagined steps per prompt before a generator prompts the model afresh (``imagine.prompting``):
+# the 75th percentile of the expert's episode lengths in the demo training set (9; at most 17).
+PROMPT_STEPS = 9
 STAGE_PENALTY = 24.0
 TYPE_PAIRS = tuple(permutations(OBJECTS, 2))  # 6 ordered (moved, reference) pairs
 
@@ -188,3 +191,24 @@ def tasks(level: str) -> list[Task]:
     """The tasks of ``level``, in a fixed order (the order the eval env cycles through)."""
     return list(_tasks(level))
 
+
+
+def subgoals(task: Task, start: np.ndarray) -> tuple[Task, ...]:
+    """The training tasks a staged task is made of, from its start state (``imagine.prompting``):
+    easy "open the door, then go to / pick up any object": open the door (in its colour), then
+    go to / pick up the object nearest the agent at the start (ball, box, key on ties); hard
+    "pick up the key, then open the door": pick up the key, then open the door. None for any
+    other task."""
+    stages = {"open-then-goto": ("open", "goto"), "open-then-pickup": ("open", "pickup"),
+              "key-then-open": ("pickup", "open")}.get(task.kind)
+    if stages is None:
+        return ()
+    start = np.asarray(start)
+    agent = p.cell(start, "agent")
+    nearest = "key" if task.kind == "key-then-open" else min(
+        OBJECTS, key=lambda name: p.manhattan(agent, p.cell(start, name)))
+    train = {t.id: t for t in _tasks("train")}
+    colour = {name: COLOURS[int(p.colour(start, name))] for name in (*OBJECTS, "door")}
+    goal = {"open": f"open-{colour['door']}-door", "goto": f"goto-{colour[nearest]}-{nearest}",
+            "pickup": f"pickup-{colour[nearest]}-{nearest}"}
+    return tuple(train[goal[stage]] for stage in stages)

@@ -12,7 +12,7 @@ from .draw import draw_states
 from .expert import ClevrExpert
 from .render import render
 from .sim import N_ACTIONS, STATE_DIM, TABLE_HALF, ClevrSimulator
-from .tasks import tasks
+from .tasks import PROMPT_STEPS, subgoals, tasks
 
 DOMAIN = Domain(
     name="clevr",
@@ -32,6 +32,12 @@ DOMAIN = Domain(
     decode_state=project_onto_table,
     decoding="ball centres projected onto the table: clipped inside the walls, and each overlapping "
     "pair pushed apart along the line of its centres until the two touch",
+    prompt_steps=PROMPT_STEPS,
+    subgoals=subgoals,
+    prompting=f"the model is prompted afresh from the state reached every {PROMPT_STEPS} imagined "
+    "steps, with the same instruction, until the task holds or its time limit; a hard task of two "
+    "or three relations is prompted one relation at a time, the first not yet holding, in a "
+    "training phrasing",
     draw_states=draw_states,
     render=render,
     notes={

@@ -35,6 +35,9 @@ from .sim import COLOURS, N_BALLS
 
 HORIZON = 50
 EASY_HORIZON = 1
+# Imagined steps per prompt before a generator prompts the model afresh (``imagine.prompting``):
+# the 75th percentile of the expert's episode lengths in the demo training set (10; at most 17).
+PROMPT_STEPS = 10
 PROGRESS_REWARD = 10.0
 DISTANCE_REWARD = 10.0
 
@@ -205,3 +208,12 @@ def _tasks(level: str) -> tuple[Task, ...]:
 def tasks(level: str) -> list[Task]:
     """The tasks of ``level``, in a fixed order (the order the eval env cycles through)."""
     return list(_tasks(level))
+
+
+def subgoals(task: Task, start: np.ndarray | None = None) -> tuple[Task, ...]:
+    """The training tasks a hard multi-relation task is made of, in the order its instruction
+    states them, whatever the start state (``imagine.prompting``); none for any other task."""
+    if not task.kind.startswith("relations"):
+        return ()
+    train = {t.id: t for t in _tasks("train")}
+    return tuple(train[_relation_id(*relation)] for relation in task.goal["relations"])
