@@ -106,3 +106,17 @@ def test_none_and_bad_specs(tmp_path):
         get_encoder(str(tmp_path / "no-such-model"))
     with pytest.raises(FileNotFoundError, match="config.json"):
         HFEncoder(tmp_path)
+
+
+def test_a_text_alone_has_the_same_bits_whatever_was_encoded_before(tiny_bert):
+    from imaginebench_data.imagine.train import SentenceTable
+
+    text, longer = "push the ball", "gather all balls around the green ball ."
+    alone = HFEncoder(tiny_bert, name="first-alone").encode([text])[0]
+    encoder = HFEncoder(tiny_bert, name="batch-first")
+    batched = encoder.encode([longer, text])[1]  # padded to the longer text: other last bits
+    assert not np.array_equal(batched, alone)
+    np.testing.assert_array_equal(encoder.encode_alone(text), alone)
+    table = SentenceTable(None)
+    table.encoder = encoder  # what generation calls, after a grounding encoded the same text in a batch
+    np.testing.assert_array_equal(table(text), alone)

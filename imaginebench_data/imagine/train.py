@@ -71,7 +71,9 @@ class SentenceTable:
     ``add(texts)`` encodes a batch (training: the fixed set of training phrasings); calling
     the table with a text it has not seen encodes that text alone, so that a generated
     episode's embedding does not depend on which other instructions share its batch (padding
-    changes the last digits, and greedy decoding can amplify them).
+    changes the last digits, and greedy decoding can amplify them), nor on whether the same
+    process encoded it in a batch before (a build that grounds its model first has encoded
+    the training phrasings that prompt sub-goals, ``imagine.prompting``).
     """
 
     def __init__(self, encoder_name: str | None, texts: list[str] = ()):
@@ -92,7 +94,8 @@ class SentenceTable:
         if self.encoder is None:
             return None
         if text not in self.table:
-            self.add([text])
+            alone = getattr(self.encoder, "encode_alone", None)
+            self.table[text] = alone(text) if alone else self.encoder.encode([text])[0]
         return self.table[text]
 
 

@@ -28,6 +28,7 @@ EMBEDDING_VERSION = 1  # the pooling below; part of the disk cache's key
 
 # (encoder name, instruction) -> (dim,) float32 embedding; shared by all encoder objects.
 _EMBEDDINGS: dict[tuple[str, str], np.ndarray] = {}
+_ALONE: dict[tuple[str, str], np.ndarray] = {}  # (name, text) -> embedding of the text on its own
 _ENCODERS: dict[str, HFEncoder] = {}
 
 
@@ -114,6 +115,14 @@ class HFEncoder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([_EMBEDDINGS[(self.name, t)] for t in texts]).astype(np.float32, copy=False)
+
+    def encode_alone(self, text: str) -> np.ndarray:
+        """``(dim,)`` embedding of ``text`` encoded on its own, whatever this process encoded
+        before: in a batch, padding to the longest text changes the last bits of the others."""
+        key = (self.name, str(text))
+        if key not in _ALONE:
+            _ALONE[key] = self._embed([str(text)])[0]
+        return _ALONE[key]
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         import torch
