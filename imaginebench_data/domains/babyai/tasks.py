@@ -192,7 +192,6 @@ def tasks(level: str) -> list[Task]:
     return list(_tasks(level))
 
 
-
 def subgoals(task: Task, start: np.ndarray) -> tuple[Task, ...]:
     """The training tasks a staged task is made of, from its start state (``imagine.prompting``):
     easy "open the door, then go to / pick up any object": open the door (in its colour), then
