@@ -64,11 +64,11 @@ class _Progress:
     prompt: Prompt
     subgoals: tuple[Task, ...]
     index: int  # the rollout's number, which picks each sub-goal's phrasing
-    states: list[np.ndarray] = field(default_factory=list)
-    raw: list[np.ndarray] = field(default_factory=list)
-    actions: list[np.ndarray] = field(default_factory=list)
-    done: bool = False
-    success: bool = False
+    states: list[np.ndarray] = field(init=False)  # the start, then each segment's next states
+    raw: list[np.ndarray] = field(init=False)  # the same, as predicted before decoding
+    actions: list[np.ndarray] = field(init=False, default_factory=list)
+    done: bool = field(init=False, default=False)
+    success: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         start = np.asarray(self.prompt.start, np.float32)[None]
