@@ -151,15 +151,23 @@ def imagine_batch(model: GroundedLM, prompts: Sequence[Prompt],
                     raw_all[i, : lengths[i] + 1]) for i in range(len(prompts))]
 
 
-def imagine(model: GroundedLM, prompts: Sequence[Prompt], sentence: Callable[[str], np.ndarray | None], *,
-            batch_size: int = 64, cache: bool = True, progress: bool = False, desc: str = "imagine",
-            decode: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None):
-    """Rollouts for ``prompts`` in order, ``batch_size`` at a time (a generator)."""
+def in_batches(prompts: Sequence[Prompt], batch: Callable[[Sequence[Prompt], int], list[Rollout]], *,
+               batch_size: int, progress: bool, desc: str):
+    """``batch(chunk, first)`` on ``prompts`` ``batch_size`` at a time (``first``: the index of
+    the chunk's first prompt), its rollouts yielded in order, with a progress bar."""
     bar = tqdm(total=len(prompts), desc=desc, unit="rollout", disable=not progress)
     try:
         for start in range(0, len(prompts), batch_size):
             chunk = prompts[start : start + batch_size]
-            yield from imagine_batch(model, chunk, sentence, cache, decode)
+            yield from batch(chunk, start)
             bar.update(len(chunk))
     finally:
         bar.close()
+
+
+def imagine(model: GroundedLM, prompts: Sequence[Prompt], sentence: Callable[[str], np.ndarray | None], *,
+            batch_size: int = 64, cache: bool = True, progress: bool = False, desc: str = "imagine",
+            decode: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None):
+    """Rollouts for ``prompts`` in order, ``batch_size`` at a time (a generator)."""
+    return in_batches(prompts, lambda chunk, _: imagine_batch(model, chunk, sentence, cache, decode),
+                      batch_size=batch_size, progress=progress, desc=desc)

@@ -29,10 +29,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from ..core.task import Task
-from .generate import Prompt, Rollout, imagine_batch
+from .generate import Prompt, Rollout, imagine_batch, in_batches
 
 Subgoals = Callable[[Task, np.ndarray], tuple[Task, ...]]  # (task, start state) -> sub-goals
 
@@ -44,9 +43,8 @@ def no_subgoals(task: Task, start: np.ndarray) -> tuple[Task, ...]:
 def holds(task: Task, state: np.ndarray) -> bool:
     """Whether ``task``'s goal holds in ``state`` (its predicate on the step ``state -> state``:
     sub-goals are goals on states, such as CLEVR's relations)."""
-    action = np.zeros((1,), np.int64)
     with np.errstate(all="ignore"):
-        return bool(np.asarray(task.success(state[None], action, state[None]))[0])
+        return task.succeeded(state, 0, state)
 
 
 def _either(first, second):
@@ -129,12 +127,8 @@ def imagine_segments(model, prompts: Sequence[Prompt], sentence, *, steps: int |
                      subgoals: Subgoals | None = None, batch_size: int = 64, progress: bool = False,
                      desc: str = "imagine", decode=None) -> Iterator[Rollout]:
     """``generate.imagine``, prompted afresh in segments, ``batch_size`` rollouts at a time (a generator)."""
-    bar = tqdm(total=len(prompts), desc=desc, unit="rollout", disable=not progress)
-    try:
-        for start in range(0, len(prompts), batch_size):
-            chunk = prompts[start : start + batch_size]
-            yield from imagine_segments_batch(model, chunk, sentence, steps=steps, subgoals=subgoals,
-                                              first_index=start, decode=decode)
-            bar.update(len(chunk))
-    finally:
-        bar.close()
+    def batch(chunk, first):
+        return imagine_segments_batch(model, chunk, sentence, steps=steps, subgoals=subgoals,
+                                      first_index=first, decode=decode)
+
+    return in_batches(prompts, batch, batch_size=batch_size, progress=progress, desc=desc)
