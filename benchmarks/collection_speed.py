@@ -187,14 +187,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--clevr-episodes", type=int, default=200, help="0: no CLEVR build")
     parser.add_argument("--babyai-episodes", type=int, nargs="*", default=[],
-                        help="also time BabyAI's collection phase at these sizes (e.g. 8400: paper scale)")
+                        help="also time BabyAI's collection phase and build at these sizes (8400: paper)")
     args = parser.parse_args()
     clevr_reset()
     with tempfile.TemporaryDirectory() as tmp:
         per_episode("imaginebench/babyai-train-real-v0", 300, Path(tmp))
         for count in (None, *args.babyai_episodes):
             collection_phase("imaginebench/babyai-train-real-v0", count, args.rounds, Path(tmp))
-        workers_speedup("imaginebench/babyai-train-real-v0", None, args.rounds, Path(tmp) / "babyai")
+        for count in (None, *args.babyai_episodes):
+            workers_speedup("imaginebench/babyai-train-real-v0", count, args.rounds, Path(tmp) / "babyai")
         if args.clevr_episodes:
             workers_speedup("imaginebench/clevr-train-real-v0", args.clevr_episodes, args.rounds,
                             Path(tmp) / "clevr")

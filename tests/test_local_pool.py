@@ -7,6 +7,7 @@ import signal
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from imaginebench_data.pipeline.executors import LocalPool
@@ -52,3 +53,26 @@ def test_ctrl_c_delivered_to_another_thread_while_the_pool_starts_leaves_no_work
     time.sleep(0.5)  # a leaked pool's worker thread would have forked replacements by now
     assert multiprocessing.active_children() == []
     assert not [t for t in threading.enumerate() if t.name.endswith("(_handle_workers)") and t.is_alive()]
+
+
+def test_chunks_of_episodes_come_back_in_order_and_unchanged(monkeypatch):
+    """Episodes handed to workers several at a time (7 here, which does not divide 45) are the
+    episodes one process rolls out, in the same order."""
+    from imaginebench_data.pipeline import generators
+    from imaginebench_data.pipeline.recipe import load_recipes
+
+    recipe = load_recipes()["imaginebench/babyai-train-real-v0"]
+    alone = list(generators.expert_episodes(recipe, 45, LocalPool(1)))
+    monkeypatch.setattr(generators, "chunk_size", lambda count, workers: 7)
+    pooled = list(generators.expert_episodes(recipe, 45, LocalPool(2)))
+    assert [e.metadata for e in pooled] == [e.metadata for e in alone]
+    for one, other in zip(pooled, alone, strict=True):
+        assert np.array_equal(one.states, other.states) and np.array_equal(one.actions, other.actions)
+
+
+@pytest.mark.parametrize(("count", "workers", "expected"), [(8400, 2, 64), (840, 2, 13), (200, 2, 3),
+                                                              (10, 4, 1), (0, 2, 1), (5000, 1, 64)])
+def test_chunk_size_keeps_about_32_chunks_per_worker_between_1_and_64(count, workers, expected):
+    from imaginebench_data.pipeline.generators import chunk_size
+
+    assert chunk_size(count, workers) == expected
