@@ -1,5 +1,6 @@
-"""The local process pool under Ctrl-C: a signal that lands while the pool starts must not
-leave workers (or the thread that forks replacements) behind."""
+"""The local process pool: results come back in job order, whole chunks of episodes too, and a
+Ctrl-C that lands while the pool starts leaves no workers (or the thread that forks
+replacements) behind."""
 
 import multiprocessing
 import multiprocessing.pool
