@@ -194,7 +194,6 @@ def main() -> None:
         per_episode("imaginebench/babyai-train-real-v0", 300, Path(tmp))
         for count in (None, *args.babyai_episodes):
             collection_phase("imaginebench/babyai-train-real-v0", count, args.rounds, Path(tmp))
-        for count in (None, *args.babyai_episodes):
             workers_speedup("imaginebench/babyai-train-real-v0", count, args.rounds, Path(tmp) / "babyai")
         if args.clevr_episodes:
             workers_speedup("imaginebench/clevr-train-real-v0", args.clevr_episodes, args.rounds,
