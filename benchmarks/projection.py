@@ -2,17 +2,21 @@
 
 Inputs, all measured:
 
-- time: each dataset's demo build on this machine, from its committed card
-  (``cards/<name>.json``: ``provenance.build_seconds`` for ``episodes`` episodes, with
-  ``workers`` processes): seconds per episode, collection or generation plus checking and
+- time: each dataset's build on this machine, from its committed card: the paper-scale one
+  (``cards/paper/<name>.json``) where that set was built at paper scale, else the demo one
+  (``cards/<name>.json``); ``provenance.build_seconds`` for ``episodes`` episodes, with
+  ``workers`` processes: seconds per episode, collection or generation plus checking and
   writing (a verified set: per episode asked for, attempts included; its storage counts the
-  share its demo build kept; one where nothing passed has no card and is left out). Imaginary
-  sets share their domain's grounded model, trained once on first use; its
+  share its build kept; one where nothing passed has no card and is left out). A demo build's
+  seconds per episode include the command's fixed costs, so sets measured only at demo scale
+  are overstated (CLEVR's whole paper build took 2.6x less than projected from its demo
+  cards). Imaginary sets share their domain's grounded model, trained once on first use; its
   training time (``provenance.training.seconds``) is taken out of the set that paid for it (the
-  one with the most seconds per episode) and projected apart: it grows with the training set
-  (paper train episodes / demo train episodes) and with its recipe's epochs (paper / demo: 10/20
-  for CLEVR, 5/20 elsewhere), and runs on one machine.
-- storage: bytes per episode of each dataset at its demo mean length, measured by writing
+  one with the most seconds per episode) and counted apart, on one machine: as measured where
+  the imaginary sets were built at paper scale, else projected from the demo grounding, which
+  grows with the training set (paper train episodes / demo train episodes) and with its
+  recipe's epochs (paper / demo: 10/20 for CLEVR, 5/20 elsewhere).
+- storage: bytes per episode of each dataset at its card's mean length, measured by writing
   ``--probe`` synthetic episodes of that length with the domain's spaces, infos and (real data
   of domains that store it) simulator state, with the package's writer (the compact layout)
   and with Minari's writer (the layout before it).
@@ -71,33 +75,37 @@ def bytes_per_episode(domain_name: str, steps: int, sim_size: int, probe: int) -
 
 
 def measured(recipes: dict) -> tuple[dict[str, dict], list[str]]:
-    """Per dataset with a card: demo episodes asked for, the share kept (below 1 for verified
-    sets), mean length, seconds per episode asked for, training seconds (if any); and the ids
-    without a card (a verified set where nothing passed is not written)."""
+    """Per dataset with a card (paper-scale if built so, else demo): the scale and episodes
+    asked for of the build it records, the share kept (below 1 for verified sets), mean
+    length, seconds per episode asked for, training seconds (if any); and the ids without a
+    card (a verified set where nothing passed is not written)."""
     rows, missing = {}, []
     for dataset_id, recipe in recipes.items():
-        path = CARDS / f"{recipe.dataset_id.name}.json"
-        if not path.is_file():
+        paths = [CARDS / scale / f"{recipe.dataset_id.name}.json" for scale in ("paper", ".")]
+        path = next((path for path in paths if path.is_file()), None)
+        if path is None:
             missing.append(dataset_id)
             continue
         card = json.loads(path.read_text())
         provenance = card["provenance"]
         asked = provenance.get("verification", {}).get("requested", card["episodes"])
         rows[dataset_id] = {"domain": recipe.domain, "source": recipe.dataset_id.source,
-                            "level": recipe.dataset_id.level, "demo": asked, "kept": card["episodes"] / asked,
+                            "level": recipe.dataset_id.level, "scale": card["scale"], "asked": asked,
+                            "kept": card["episodes"] / asked, "demo": recipe.episodes["demo"],
                             "paper": recipe.episodes["paper"], "length": card["length"]["mean"],
                             "seconds": provenance["build_seconds"],
                             "training": provenance.get("training", {}).get("seconds", 0.0),
                             "epochs": recipe.train_epochs}
-    by_domain = defaultdict(list)
+    by_model = defaultdict(list)
     for row in rows.values():
         if row["source"] == "imaginary":
-            by_domain[row["domain"]].append(row)
-    for imagined in by_domain.values():  # the set that trained the shared model pays for it
-        payer = max(imagined, key=lambda r: r["seconds"] / r["demo"])
-        payer["seconds"] = max(0.0, payer["seconds"] - payer["training"])
+            by_model[row["domain"], row["scale"]].append(row)
+    for imagined in by_model.values():  # the set that trained the shared model pays for it
+        payer = max(imagined, key=lambda r: r["seconds"] / r["asked"])
+        if payer["seconds"] > payer["training"]:  # else all were built from a cached model
+            payer["seconds"] -= payer["training"]
     for row in rows.values():
-        row["per_episode"] = row["seconds"] / row["demo"]
+        row["per_episode"] = row["seconds"] / row["asked"]
     return rows, missing
 
 
@@ -122,8 +130,9 @@ def main() -> None:
         mine = [row for row in rows.values() if row["domain"] == domain]
         train = next(r for r in mine if r["level"] == "train")
         imagined = [r for r in mine if r["source"] == "imaginary"]
-        grounding = max((r["training"] for r in imagined), default=0.0)
-        if imagined:
+        grounded_at_paper = [r["training"] for r in imagined if r["scale"] == "paper"]
+        grounding = max(grounded_at_paper or [r["training"] for r in imagined] or [0.0])
+        if imagined and not grounded_at_paper:
             epochs = imagined[0]["epochs"]
             grounding *= train["paper"] / train["demo"] * epochs["paper"] / epochs["demo"]
         work = sum(r["paper"] * r["per_episode"] for r in mine)
