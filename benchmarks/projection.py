@@ -159,7 +159,7 @@ def main() -> None:
     print("\n".join(table))
     print(f"\nparallel efficiency {args.efficiency} for N > 1; domains run one after another "
           "(all machines on one domain at a time); each machine like this one (2 cores). Verified sets "
-          "count the episodes their demo build kept; left out, no card (nothing passed at demo scale): "
+          "count the episodes their build kept; left out, no card (nothing passed where built): "
           + (", ".join(i.split("/")[-1] for i in missing) or "none") + ".")
 
 
