@@ -47,6 +47,7 @@ from storage_layout import minari_writer, package_writer, synthetic_episodes  # 
 
 from imaginebench_data.datasets.hdf5_layout import MAIN_FILE  # noqa: E402
 from imaginebench_data.domains import get_domain  # noqa: E402
+from imaginebench_data.pipeline.build import default_cards_dir  # noqa: E402
 from imaginebench_data.pipeline.recipe import load_recipes  # noqa: E402
 
 CARDS = Path(__file__).resolve().parent.parent / "cards"
@@ -81,7 +82,8 @@ def measured(recipes: dict) -> tuple[dict[str, dict], list[str]]:
     card (a verified set where nothing passed is not written)."""
     rows, missing = {}, []
     for dataset_id, recipe in recipes.items():
-        paths = [CARDS / scale / f"{recipe.dataset_id.name}.json" for scale in ("paper", ".")]
+        paths = [default_cards_dir(recipe.dataset_id, scale, root=CARDS) / f"{recipe.dataset_id.name}.json"
+                 for scale in ("paper", "demo")]
         path = next((path for path in paths if path.is_file()), None)
         if path is None:
             missing.append(dataset_id)

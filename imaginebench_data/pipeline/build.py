@@ -40,12 +40,13 @@ class BuildResult:
     card_files: list[Path]
 
 
-def default_cards_dir(dataset_id: DatasetId, scale: str = "demo") -> Path:
-    """``$IMAGINEBENCH_CARDS`` or ``cards/`` of the current directory (the checkout's, when
-    run from it); ``<cards>/paper/`` for the paper scale, so that its cards sit beside the
-    demo ones instead of replacing them; datasets of another namespace than ``imaginebench``
-    (e.g. imported ones) get ``<cards>/<namespace>/`` so their cards never overwrite ours."""
-    root = Path(os.environ.get("IMAGINEBENCH_CARDS") or "cards")
+def default_cards_dir(dataset_id: DatasetId, scale: str = "demo", root: Path | None = None) -> Path:
+    """``root``, else ``$IMAGINEBENCH_CARDS``, else ``cards/`` of the current directory (the
+    checkout's, when run from it); ``<cards>/paper/`` for the paper scale, so that its cards
+    sit beside the demo ones instead of replacing them; datasets of another namespace than
+    ``imaginebench`` (e.g. imported ones) get ``<cards>/<namespace>/`` so their cards never
+    overwrite ours."""
+    root = root or Path(os.environ.get("IMAGINEBENCH_CARDS") or "cards")
     root = root / "paper" if scale == "paper" else root
     return root if dataset_id.namespace == NAMESPACE else root / dataset_id.namespace
 
