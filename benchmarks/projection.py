@@ -123,7 +123,8 @@ def budgeted(recipes: dict, rows: dict[str, dict], missing: list[str]) -> dict[s
         recipe = recipes[dataset_id]
         source = imagined.get((recipe.domain, recipe.dataset_id.level))
         if recipe.dataset_id.source == "verified" and source is not None:
-            priced[dataset_id] = {**source, "source": "verified", "training": 0.0, "kept": 0.0,
+            priced[dataset_id] = {"domain": recipe.domain, "source": "verified",
+                                  "level": recipe.dataset_id.level, "kept": 0.0,
                                   "paper": recipe.episodes["paper"],
                                   "per_episode": recipe.attempts * source["per_episode"]}
     return priced
@@ -141,7 +142,8 @@ def main() -> None:
     args = parser.parse_args()
     recipes = load_recipes()
     rows, missing = measured(recipes)
-    rows.update(budgeted(recipes, rows, missing))
+    priced = budgeted(recipes, rows, missing)
+    rows.update(priced)
     domains = sorted({row["domain"] for row in rows.values()})
     table = ["| domain | paper episodes | grounding | work (1 machine) | "
              + " | ".join(f"wall, {n} machine{'s' * (n > 1)}" for n in args.machines)
@@ -183,7 +185,8 @@ def main() -> None:
           "(all machines on one domain at a time); each machine like this one (2 cores). Verified sets "
           "count the episodes their build kept; counted at their whole attempt budget, keeping "
           "nothing (no card: nothing passed where built): "
-          + (", ".join(i.split("/")[-1] for i in missing) or "none") + ".")
+          + (", ".join(i.split("/")[-1] for i in priced) or "none") + "; left out (no card): "
+          + (", ".join(i.split("/")[-1] for i in missing if i not in priced) or "none") + ".")
 
 
 if __name__ == "__main__":
