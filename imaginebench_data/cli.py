@@ -407,7 +407,8 @@ def ground(
                                            "imaginebench evaluate --level train --budget paper",
                                            "imaginebench evaluate --level train --steps 20000 --hidden 512 "
                                            "--dropout 0.2",
-                                           "imaginebench evaluate --domain all --seeds 3"))
+                                           "imaginebench evaluate --domain all --seeds 3",
+                                           "imaginebench evaluate --domain libero --seeds 3 --workers 2"))
 def evaluate_regimes(
     domains: list[str] = typer.Option(None, "--domain", help="Domain whose datasets are compared "
                                       "(repeatable; 'all': every domain with a built training set). "
@@ -421,6 +422,8 @@ def evaluate_regimes(
     dropout: float = typer.Option(0.0, help="bc: dropout after each hidden layer while training."),
     levels: list[str] = typer.Option(None, "--level", help="Only this level (repeatable); default all."),
     out: Path = typer.Option(Path("results"), help="Folder for the result files."),
+    workers: int = typer.Option(1, help="Processes running the (level, regime, seed) runs side by side; "
+                                "the same results whatever the number."),
 ) -> None:
     """Train a policy on each data regime (real / real+imaginary / real+verified / oracle) of
     each level, evaluate it in the level's eval env, and write the table (mean ± std over seeds)
@@ -449,7 +452,7 @@ def evaluate_regimes(
         started = time.perf_counter()
         try:
             results = compare(domain, algo=algo, levels=tuple(levels or LEVELS), seeds=seeds, steps=steps,
-                              bc={"hidden": hidden, "dropout": dropout})
+                              bc={"hidden": hidden, "dropout": dropout}, workers=workers)
         except (ValueError, ImportError) as error:
             raise typer.BadParameter(str(error)) from error
         minutes = (time.perf_counter() - started) / 60
@@ -459,7 +462,8 @@ def evaluate_regimes(
         policy = " (actions sampled from its softmax)" if algo == "bc" and get_domain(domain).discrete else ""
         paths = write_results(results, out, note=f"{algo}: {steps:,} steps of 256, {model}{policy} on "
                               f"[state, MiniLM instruction embedding], {scale}-scale datasets; the whole "
-                              f"comparison took {minutes:.1f} minutes on {os.cpu_count()} CPU cores, "
+                              f"comparison took {minutes:.1f} minutes on {os.cpu_count()} CPU cores"
+                              f"{f' ({workers} workers)' if workers > 1 else ''}, "
                               f"{time.strftime('%Y-%m-%d')}.")
         console.print(markdown_table(summary(results)))
         for path in paths:

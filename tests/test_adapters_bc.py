@@ -2,12 +2,19 @@
 
 import minari
 import numpy as np
+import pandas as pd
 import pytest
 
 import imaginebench_data as ib
 from imaginebench_data.adapters import to_d4rl
 from imaginebench_data.baselines.bc import BCSettings, train_bc
-from imaginebench_data.baselines.compare import eval_episodes, markdown_table, regime_datasets, summary
+from imaginebench_data.baselines.compare import (
+    compare,
+    eval_episodes,
+    markdown_table,
+    regime_datasets,
+    summary,
+)
 from imaginebench_data.pipeline.build import build
 
 TRAIN = "imaginebench/clevr-train-real-v0"
@@ -105,13 +112,29 @@ def test_regimes_and_table():
     with pytest.raises(ValueError, match="train level"):
         regime_datasets("clevr", "train", "oracle")
     assert eval_episodes("clevr", "hard") == 48 and eval_episodes("clevr", "train") == 80
-    import pandas as pd
 
     results = pd.DataFrame({"level": ["hard"] * 4, "regime": ["real", "real", "oracle", "oracle"],
                             "success_rate": [0.25, 0.75, 0.5, 0.5]})
     table = markdown_table(summary(results))
     assert table.splitlines()[0] == "| level | real | oracle |"
     assert table.splitlines()[2] == "| hard | 50.0% ± 35.4 | 50.0% ± 0.0 |"
+
+
+def test_the_comparison_gives_the_same_rows_on_two_workers(train_set, tmp_path):
+    """Runs spread over 2 spawned processes train and evaluate to the same bits as in this one,
+    and come back in the order of the runs (every row's loss differs, so a swap would show)."""
+    easy = "imaginebench/clevr-easy-real-v0"
+    build(easy, episodes=8, workers=1, cards_dir=tmp_path / "cards", progress=False)
+    runs = {"levels": ("easy",), "regimes": ("real", "oracle"), "seeds": 2, "steps": 150, "encoder": None,
+            "progress": False}
+    serial, spread = compare("clevr", **runs), compare("clevr", **runs, workers=2)
+    columns = ["level", "regime", "seed", "success_rate", "episodes", "final_loss"]
+    runs_in_order = [["real", 0], ["real", 1], ["oracle", 0], ["oracle", 1]]
+    assert serial[["regime", "seed"]].values.tolist() == runs_in_order
+    assert serial["final_loss"].nunique() == 4
+    pd.testing.assert_frame_equal(serial[columns], spread[columns])
+    with pytest.raises(ValueError, match="workers must be at least 1, got 0"):
+        compare("clevr", **runs, workers=0)
 
 
 def test_torchrl_buffer_holds_the_real_data_where_torchrl_own_loader_fails(train_set, tmp_path):

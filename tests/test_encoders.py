@@ -123,3 +123,22 @@ def test_a_text_alone_has_the_same_bits_whatever_was_encoded_before(tiny_bert):
     table = SentenceTable(None)
     table.encoder = encoder  # what generation calls, after a grounding encoded the same text in a batch
     np.testing.assert_array_equal(table(text), alone)
+
+
+def test_training_rows_and_a_policys_rows_embed_a_text_alone_whatever_came_before(tiny_bert, tmp_path):
+    """The Sampler's embeddings (on disk or not), the adapters' and a policy's observation are
+    the text encoded on its own: a batch encoded before (a grounding, another dataset's
+    instructions) pads it to a longer text and changes its last bits, and those bits change
+    what BC learns."""
+    from imaginebench_data.baselines.policy import ConditionedPolicy
+    from imaginebench_data.loader.encoders import cached_encode, encode_each
+
+    text, longer = "push the ball", "gather all balls around the green ball ."
+    alone = HFEncoder(tiny_bert, name="fresh").encode([text])[0]
+    encoder = HFEncoder(tiny_bert, name="with-history")
+    assert not np.array_equal(encoder.encode([longer, text])[1], alone)  # in memory: the padded bits
+    np.testing.assert_array_equal(cached_encode(encoder, [longer, text], tmp_path)[1], alone)
+    np.testing.assert_array_equal(cached_encode(encoder, [text], None)[0], alone)
+    np.testing.assert_array_equal(encode_each(encoder, [longer, text])[1], alone)
+    policy = ConditionedPolicy(lambda rows: rows, encoder, discrete=False)
+    np.testing.assert_array_equal(policy.features({"state": np.zeros(2), "instruction": text})[0, 2:], alone)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..loader.encoders import DEFAULT_ENCODER, get_encoder
+from ..loader.encoders import DEFAULT_ENCODER, encode_each, get_encoder
 from ..loader.filters import keep_mask
 from ..loader.transitions import Transitions, load
 
@@ -30,7 +30,7 @@ def to_d4rl(dataset: str | Transitions, encoder=DEFAULT_ENCODER, filters=()) -> 
     observations, next_observations = transitions.observations[keep], transitions.next_observations[keep]
     encoder = get_encoder(encoder)
     if encoder is not None:
-        table = encoder.encode(transitions.instructions)
+        table = encode_each(encoder, list(transitions.instructions))
         embeddings = table[transitions.instruction_ids[keep]]
         observations = np.concatenate([observations, embeddings], 1)
         next_observations = np.concatenate([next_observations, embeddings], 1)

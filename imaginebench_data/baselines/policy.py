@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..loader.encoders import Encoder
+from ..loader.encoders import Encoder, encode_each
 
 
 @dataclass
@@ -38,7 +38,7 @@ class ConditionedPolicy:
             return state
         text = obs["instruction"]
         if text not in self._embeddings:
-            self._embeddings[text] = np.asarray(self.encoder.encode([text]), np.float32)
+            self._embeddings[text] = np.asarray(encode_each(self.encoder, [text]), np.float32)
         return np.concatenate([state, self._embeddings[text]], 1)
 
     def __call__(self, obs: dict[str, Any]) -> Any:

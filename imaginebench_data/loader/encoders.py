@@ -24,7 +24,7 @@ import numpy as np
 
 DEFAULT_ENCODER = "minilm"
 BATCH_SIZE = 64
-EMBEDDING_VERSION = 1  # the pooling below; part of the disk cache's key
+EMBEDDING_VERSION = 2  # the pooling below, each text alone (2); part of the disk cache's key
 
 # (encoder name, instruction) -> (dim,) float32 embedding; shared by all encoder objects.
 _EMBEDDINGS: dict[tuple[str, str], np.ndarray] = {}
@@ -137,27 +137,39 @@ class HFEncoder:
 
 
 def cached_encode(encoder: Encoder, texts: Sequence[str], folder: str | os.PathLike | None) -> np.ndarray:
-    """``encoder.encode(texts)``; for an encoder with a ``fingerprint()`` (``HFEncoder``) the
-    embeddings are also kept in ``folder`` (``embeddings-<fingerprint>.ibcache``, see
-    ``loader/cache.py``) across processes, and only texts not found there are encoded."""
+    """``(len(texts), dim)`` embeddings of ``texts``, each encoded on its own where the encoder
+    can (``encode_alone``), so that a text's bits do not depend on the texts it would have
+    shared a padded batch with, nor on which texts an earlier process asked for first: a policy
+    trained on them is then the same on every run. For an encoder with a ``fingerprint()``
+    (``HFEncoder``) the embeddings are also kept in ``folder``
+    (``embeddings-<fingerprint>.ibcache``, see ``loader/cache.py``) across processes, and only
+    texts not found there are encoded."""
     from . import cache
 
     texts = [str(t) for t in texts]
     fingerprint = getattr(encoder, "fingerprint", None)
     if folder is None or fingerprint is None or not texts:
-        return encoder.encode(texts)
+        return encode_each(encoder, texts)
     stem = Path(folder) / f"embeddings-{fingerprint()}"
     entry = cache.read(stem, ("embeddings",))
     known = {} if entry is None else dict(zip(entry[1]["texts"], entry[0]["embeddings"]))
-    # Not copied into encode()'s memory: grounding embeds with encode() and must not depend on
-    # which batches an earlier process happened to embed a text in.
     missing = [text for text in dict.fromkeys(texts) if text not in known]
     if missing:
-        known.update(zip(missing, encoder.encode(missing)))
+        known.update(zip(missing, encode_each(encoder, missing)))
         everything = list(known)
         cache.write(stem, {"embeddings": np.stack([known[t] for t in everything]).astype(np.float32)},
                     {"texts": everything})
     return np.stack([known[text] for text in texts]).astype(np.float32, copy=False)
+
+
+def encode_each(encoder: Encoder, texts: list[str]) -> np.ndarray:
+    """``(len(texts), dim)``: each text encoded on its own where ``encoder`` has
+    ``encode_alone`` (an ``HFEncoder``), else ``encoder.encode(texts)``. What training data and
+    a policy's observations are embedded with, so both see the same bits for a text."""
+    alone = getattr(encoder, "encode_alone", None)
+    if alone is None or not texts:
+        return encoder.encode(texts)
+    return np.stack([alone(text) for text in texts]).astype(np.float32, copy=False)
 
 
 def get_encoder(spec: str | os.PathLike | Encoder | None = DEFAULT_ENCODER) -> Encoder | None:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.env import make_env
 from ..datasets.ids import NAMESPACE, DatasetId
-from .encoders import DEFAULT_ENCODER, get_encoder
+from .encoders import DEFAULT_ENCODER, encode_each, get_encoder
 
 
 class FlatObservation(gym.ObservationWrapper):
@@ -40,7 +40,7 @@ class FlatObservation(gym.ObservationWrapper):
             return state
         text = observation["instruction"]
         if text not in self._embeddings:
-            self._embeddings[text] = np.asarray(self.encoder.encode([text])[0], np.float32)
+            self._embeddings[text] = np.asarray(encode_each(self.encoder, [text])[0], np.float32)
         return np.concatenate([state, self._embeddings[text]])
 
 
