@@ -21,10 +21,10 @@ environment).
 
 Runs are independent (each seeds its own training and its evaluation), so ``workers`` > 1
 spreads them over that many spawned processes. Each worker gets its share of the cores as
-torch threads: 2 workers of 2 threads each on 2 cores ran 25x slower than one process, the
-threads of one waiting busily for cores the other holds. The rows are the same as in one
-process (the policies' small matrix products split over rows, not over sums, so the thread
-count does not change their bits; ``tests/test_adapters_bc.py`` checks it).
+torch threads: with 2 threads each, 2 workers on 2 cores ran about 20x slower than with one
+thread each, the threads of one waiting busily for cores the other holds. The rows are the
+same as in one process: BC gave the same bits with 1 and 2 threads on CLEVR and Meta-World
+(2026-11-26), and ``tests/test_adapters_bc.py`` compares 1 and 2 workers.
 """
 
 from __future__ import annotations
