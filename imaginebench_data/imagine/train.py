@@ -13,7 +13,7 @@ from tqdm.auto import tqdm
 from ..core.task import LEVELS
 from ..datasets.ids import DatasetId
 from ..domains import get_domain
-from ..loader.encoders import get_encoder
+from ..loader.encoders import encode_each, get_encoder
 from .backbone import backbone_for, slot_token_id
 from .checkpoint import checkpoint_hash, save_checkpoint
 from .config import SCRATCH, GroundingConfig
@@ -94,8 +94,7 @@ class SentenceTable:
         if self.encoder is None:
             return None
         if text not in self.table:
-            alone = getattr(self.encoder, "encode_alone", None)
-            self.table[text] = alone(text) if alone else self.encoder.encode([text])[0]
+            self.table[text] = encode_each(self.encoder, [text])[0]
         return self.table[text]
 
 
