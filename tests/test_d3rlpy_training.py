@@ -3,6 +3,7 @@ sees the adapter's rows, and the comparison runs end to end."""
 
 import minari
 import numpy as np
+import pandas as pd
 import pytest
 from tiny import TextIds
 
@@ -84,6 +85,17 @@ def test_the_comparison_runs_cql_per_regime(clevr_sets, tmp_path):
     assert [p.name for p in paths] == ["clevr-cql.csv", "clevr-cql.md", "clevr-cql.png"]
     real, oracle = (f"{100 * r:.1f}%" for r in results["success_rate"])  # one seed: no spread
     assert f"| easy | {real} | {oracle} |" in paths[1].read_text()
+
+
+def test_cql_gives_the_same_rows_on_two_workers(clevr_sets):
+    """d3rlpy seeds itself per run, so runs spread over 2 spawned processes give the bits of
+    this one (every row's loss differs, so a swap would show)."""
+    runs = {"algo": "cql", "levels": ("easy",), "regimes": ("real", "oracle"), "seeds": 2, "steps": 100,
+            "encoder": TextIds(), "progress": False}
+    serial, spread = compare("clevr", **runs), compare("clevr", **runs, workers=2)
+    columns = ["level", "regime", "seed", "success_rate", "episodes", "final_loss"]
+    assert serial["final_loss"].nunique() == 4
+    pd.testing.assert_frame_equal(serial[columns], spread[columns])
 
 
 def test_d3rlpys_own_evaluator_runs_a_policy_trained_on_the_adapter(clevr_sets):
