@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ..loader.encoders import Encoder, encode_each
+from ..loader.encoders import Encoder
+from ..loader.flat import FlatRow
 
 
 @dataclass
@@ -29,17 +30,14 @@ class ConditionedPolicy:
     act: Callable[[np.ndarray], Any]
     encoder: Encoder | None
     discrete: bool
-    _embeddings: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    _row: FlatRow = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._row = FlatRow(self.encoder)
 
     def features(self, obs: dict[str, Any]) -> np.ndarray:
         """The ``(1, D + E)`` row ``[state, e(instruction)]`` of one observation."""
-        state = np.asarray(obs["state"], np.float32)[None]
-        if self.encoder is None:
-            return state
-        text = obs["instruction"]
-        if text not in self._embeddings:
-            self._embeddings[text] = np.asarray(encode_each(self.encoder, [text]), np.float32)
-        return np.concatenate([state, self._embeddings[text]], 1)
+        return self._row(obs)[None]
 
     def __call__(self, obs: dict[str, Any]) -> Any:
         action = np.asarray(self.act(self.features(obs)))[0]

@@ -20,21 +20,17 @@ from ..datasets.ids import NAMESPACE, DatasetId
 from .encoders import DEFAULT_ENCODER, encode_each, get_encoder
 
 
-class FlatObservation(gym.ObservationWrapper):
-    """``Dict(state, instruction)`` observations as ``(D + E,)`` float32 vectors: the state,
-    then ``encoder``'s embedding of the instruction (None: the state alone), exactly the rows
-    ``adapters.to_d4rl(..., encoder=encoder)`` gives. Embeddings are computed once per
-    instruction."""
+class FlatRow:
+    """``row(observation)``: the ``(D + E,)`` float32 vector ``[state, e(instruction)]`` of one
+    ``Dict(state, instruction)`` observation, ``e`` being ``encoder`` (None: the state alone).
+    Each distinct instruction is encoded once, on its own (``encode_each``), so its bits are
+    the training rows' whatever was encoded before."""
 
-    def __init__(self, env: gym.Env, encoder: Any = DEFAULT_ENCODER) -> None:
-        super().__init__(env)
-        self.encoder = get_encoder(encoder)
-        state = env.observation_space["state"]
-        width = state.shape[0] + (self.encoder.dim if self.encoder is not None else 0)
-        self.observation_space = gym.spaces.Box(-np.inf, np.inf, (width,), np.float32)
+    def __init__(self, encoder: Any) -> None:
+        self.encoder = encoder
         self._embeddings: dict[str, np.ndarray] = {}
 
-    def observation(self, observation: dict[str, Any]) -> np.ndarray:
+    def __call__(self, observation: dict[str, Any]) -> np.ndarray:
         state = np.asarray(observation["state"], np.float32)
         if self.encoder is None:
             return state
@@ -42,6 +38,23 @@ class FlatObservation(gym.ObservationWrapper):
         if text not in self._embeddings:
             self._embeddings[text] = np.asarray(encode_each(self.encoder, [text])[0], np.float32)
         return np.concatenate([state, self._embeddings[text]])
+
+
+class FlatObservation(gym.ObservationWrapper):
+    """``Dict(state, instruction)`` observations as ``(D + E,)`` float32 vectors: the state,
+    then ``encoder``'s embedding of the instruction (None: the state alone), exactly the rows
+    ``adapters.to_d4rl(..., encoder=encoder)`` gives (``FlatRow``)."""
+
+    def __init__(self, env: gym.Env, encoder: Any = DEFAULT_ENCODER) -> None:
+        super().__init__(env)
+        self.encoder = get_encoder(encoder)
+        self._row = FlatRow(self.encoder)
+        state = env.observation_space["state"]
+        width = state.shape[0] + (self.encoder.dim if self.encoder is not None else 0)
+        self.observation_space = gym.spaces.Box(-np.inf, np.inf, (width,), np.float32)
+
+    def observation(self, observation: dict[str, Any]) -> np.ndarray:
+        return self._row(observation)
 
 
 def make_env_and_datasets(name: str, *, source: str = "imaginary", encoder: Any = DEFAULT_ENCODER,
