@@ -58,14 +58,18 @@ def test_predicates_on_hand_built_states(level, task_id, good, bad):
     assert not holds(level, task_id, state(**bad))
 
 
-def test_decode_keeps_empty_slots_empty_and_present_entities_as_regressed():
+def test_decode_keeps_empty_slots_empty_and_present_positions_as_regressed():
     prev = np.stack([state(target_object=(0, 0.8, 0.02)), state(hammer=(0.1, 0.5, 0.03))])
     imagined = prev + np.float32(0.013)                       # noise everywhere, as a generator writes
     decoded = MW.decode_state(prev, imagined)
-    present = {0: slot("target_object"), 1: slot("hammer")}
-    for row, kept in present.items():
-        np.testing.assert_array_equal(decoded[row, kept], imagined[row, kept])
-        np.testing.assert_array_equal(decoded[row, :7], imagined[row, :7])   # gripper and target
+    present = {0: "target_object", 1: "hammer"}
+    for row, entity in present.items():
+        kept = slot(entity)
+        np.testing.assert_array_equal(decoded[row, kept][:3], imagined[row, kept][:3])
+        np.testing.assert_allclose(np.linalg.norm(decoded[row, kept][3:]), 1.0, atol=1e-6)
+        kept_as_regressed = [0, 1, 2, 4, 5, 6]                  # tool centre and target location
+        np.testing.assert_array_equal(decoded[row, kept_as_regressed], imagined[row, kept_as_regressed])
+        assert decoded[row, 3] == 1.0                           # the opening, 1.013, clipped to open
         empty = np.ones(STATE_DIM, bool)
         empty[:7] = False
         empty[kept] = False
@@ -73,6 +77,27 @@ def test_decode_keeps_empty_slots_empty_and_present_entities_as_regressed():
     bad_quaternion = MW.illegal_kinds.index("bad_quaternion")
     assert MW.illegal(imagined)[:, bad_quaternion].all()        # noise in empty slots: "entities"
     assert not MW.illegal(decoded)[:, bad_quaternion].any()
+
+
+def test_decode_projects_opening_hand_and_quaternions_onto_the_arms_state_space():
+    from imaginebench_data.domains.metaworld.checks import WORKSPACE_HIGH, WORKSPACE_LOW
+
+    prev = np.stack([state(button=(0.1, 0.8, 0.1))] * 4)
+    imagined = prev.copy()
+    imagined[0, 3] = 3.2                                   # opening far past open
+    imagined[1, 0:3] = (0.9, 0.2, 0.3)                     # tool centre right of and in front of the box
+    imagined[2, slot("button")] = (0.1, 0.8, 0.1, 2.0, 0.0, 0.0, 0.0)  # quaternion of norm 2
+    imagined[3, 5] = np.nan                                # non-finite: left for the checkers
+    decoded = MW.decode_state(prev, imagined)
+    hand = MW.illegal_kinds.index("hand_out_of_workspace")
+    assert MW.illegal(imagined)[:3].any(axis=1).all() and not MW.illegal(decoded)[:3].any()
+    assert decoded[0, 3] == 1.0
+    np.testing.assert_allclose(decoded[1, 0:3], (WORKSPACE_HIGH[0], WORKSPACE_LOW[1], 0.3), atol=1e-6)
+    np.testing.assert_allclose(decoded[2, slot("button")], (0.1, 0.8, 0.1, 1, 0, 0, 0), atol=1e-6)
+    assert np.isnan(decoded[3, 5]) and MW.illegal(decoded)[3, -1]
+    legal = MW.decode_state(prev[:1], prev[:1])            # a legal state comes back bit for bit
+    np.testing.assert_array_equal(legal, prev[:1])
+    assert not MW.illegal(decoded)[:, hand].any()
 
 
 def test_make_coffee_needs_both_stages():

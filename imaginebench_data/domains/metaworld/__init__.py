@@ -7,8 +7,9 @@ import numpy as np
 
 from ...core.domain import Domain, OriginalLayout
 from . import checks, original
+from .decode import project_onto_arm
 from .expert import MetaWorldExpert
-from .layout import STATE_DIM, decode
+from .layout import STATE_DIM
 from .render import render
 from .sim import SIM_STATE_DIM, MetaWorldSimulator
 from .tasks import HORIZON, LONG_HORIZON, LONG_TASKS, STAGED_HORIZON, tasks
@@ -27,9 +28,10 @@ DOMAIN = Domain(
     transition_tolerance=checks.TRANSITION_TOLERANCE,
     original=OriginalLayout(prefix="metaworld", state_dim=STATE_DIM, templates=original.templates,
                             slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
-    decode_state=decode,  # slots empty at the start stay empty: a scene's entities are its task's
+    decode_state=project_onto_arm,  # onto the arm's state space (decode.py)
     decoding="the slots of entities absent from the scene (all zero in the state the step started "
-    "from) kept empty",
+    "from) kept empty; the opening clipped into [0, 1], the tool centre into the arm's workspace, "
+    "quaternions scaled to unit norm",
     render=render,
     notes={
         "state": "91 numbers in fixed entity slots, the same for every task: 0-2 gripper tool "
@@ -80,9 +82,12 @@ DOMAIN = Domain(
         + "; ".join(f"{steps} for {name}" for name, steps in STAGED_HORIZON.items()) + ").",
         "soccer": "success is |ball - goal| <= 0.07 m in the table plane: metaworld v3's documented "
         "x-weighted check is never met by its scripted policy.",
-        "decoding": "a generator's next state keeps the slots that were empty (all zero) in the state "
-        "the step started from empty (Domain.decode_state): a scene's entities are fixed by its task, "
-        "so only the present entities are imagined; their numbers are kept as regressed.",
+        "decoding": "a generator's next state is projected onto the arm's state space "
+        "(Domain.decode_state): the slots that were empty (all zero) in the state the step started "
+        "from stay empty (a scene's entities are fixed by its task), the gripper opening is clipped "
+        "into [0, 1] and the tool centre into the workspace box of the checkers, and each present "
+        "entity's quaternion is scaled to unit norm; entity positions and the target location are "
+        "kept as regressed. The cards report the raw model output's rates beside the projected ones.",
     },
 )
 
