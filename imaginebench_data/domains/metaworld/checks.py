@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .layout import ENTITIES, STATE_DIM, position, quaternion, slot
+from .layout import ENTITIES, STATE_DIM, position, present, quaternion
 
 ILLEGAL_KINDS = ("hand_out_of_workspace", "below_table", "floating", "bad_quaternion", "non_finite")
 WORKSPACE_LOW = np.array([-0.6, 0.3, -0.2])
@@ -35,10 +35,6 @@ TRANSITION_TOLERANCE = 0.01
 POSITION_SLOTS = ("gripper", "target_location") + ENTITIES
 
 
-def _present(states: np.ndarray, entity: str) -> np.ndarray:
-    return np.any(states[:, slot(entity)] != 0, axis=-1)
-
-
 def illegal(states: np.ndarray) -> np.ndarray:
     """(N, 5) bool, columns in ``ILLEGAL_KINDS`` order."""
     raw = np.asarray(states, np.float64).reshape(-1, STATE_DIM)
@@ -50,15 +46,15 @@ def illegal(states: np.ndarray) -> np.ndarray:
     below = np.zeros(len(states), bool)
     bad_quat = np.zeros(len(states), bool)
     for entity in ENTITIES:
-        present = _present(states, entity)
-        below |= present & (position(states, entity)[:, 2] < BELOW_TABLE)
+        here = present(states, entity)
+        below |= here & (position(states, entity)[:, 2] < BELOW_TABLE)
         norm = np.linalg.norm(quaternion(states, entity), axis=-1)
-        bad_quat |= present & (np.abs(norm - 1.0) > QUATERNION_TOLERANCE)
+        bad_quat |= here & (np.abs(norm - 1.0) > QUATERNION_TOLERANCE)
     floating = np.zeros(len(states), bool)
     for entity in LOOSE:
         xyz = position(states, entity)
         free = np.linalg.norm(xyz - gripper, axis=-1) > HOLD_DISTANCE
-        floating |= _present(states, entity) & (xyz[:, 2] > FLOAT_HEIGHT) & free
+        floating |= present(states, entity) & (xyz[:, 2] > FLOAT_HEIGHT) & free
     valid = ~non_finite
     return np.stack([outside & valid, below & valid, floating & valid, bad_quat & valid, non_finite], axis=-1)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .checks import WORKSPACE_HIGH, WORKSPACE_LOW
-from .layout import ENTITIES, GRIPPER, IDENTITY, OPENING, SLOT_START, decode
+from .layout import ENTITIES, GRIPPER, IDENTITY, OPENING, decode, present, slot
 
 
 def _inside_float32(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -41,10 +41,9 @@ def project_onto_arm(prev: np.ndarray, states: np.ndarray) -> np.ndarray:
     rows[:, OPENING] = np.clip(rows[:, OPENING], 0.0, 1.0)
     rows[:, GRIPPER] = np.clip(rows[:, GRIPPER], HAND_LOW, HAND_HIGH)
     for entity in ENTITIES:
-        start = SLOT_START[entity]
-        present = np.any(rows[:, start:start + 7] != 0, axis=1)
-        quat = rows[present, start + 3:start + 7]
+        here, start = present(rows, entity), slot(entity).start
+        quat = rows[here, start + 3:start + 7]
         norm = np.linalg.norm(quat, axis=1, keepdims=True)
-        rows[present, start + 3:start + 7] = np.where(norm > 1e-6, quat / np.maximum(norm, 1e-12), IDENTITY)
+        rows[here, start + 3:start + 7] = np.where(norm > 1e-6, quat / np.maximum(norm, 1e-12), IDENTITY)
     projected[finite] = rows.astype(np.float32)
     return projected

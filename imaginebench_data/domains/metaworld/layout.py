@@ -68,6 +68,11 @@ def slot(entity: str) -> slice:
     return slice(SLOT_START[entity], SLOT_START[entity] + 7)
 
 
+def present(states: np.ndarray, entity: str) -> np.ndarray:
+    """(N,) bool: whether ``entity`` is in each state's scene (its 7 numbers not all zero)."""
+    return np.any(np.asarray(states)[:, slot(entity)] != 0, axis=-1)
+
+
 def decode(prev: np.ndarray, states: np.ndarray) -> np.ndarray:
     """A generator's regressed next states as dataset states: a slot empty (all zero) in the
     state the step started from stays empty. Which entities a scene has is fixed by its task
@@ -76,6 +81,5 @@ def decode(prev: np.ndarray, states: np.ndarray) -> np.ndarray:
     prev = np.asarray(prev).reshape(-1, STATE_DIM)
     decoded = np.array(states, np.float32).reshape(-1, STATE_DIM)
     for entity in ENTITIES:
-        empty = ~np.any(prev[:, slot(entity)] != 0, axis=-1)
-        decoded[empty, slot(entity)] = 0.0
+        decoded[~present(prev, entity), slot(entity)] = 0.0
     return decoded
