@@ -11,6 +11,7 @@ import pytest
 from checking import corrupted
 
 from imaginebench_data import get_domain, make_env
+from imaginebench_data.domains.libero.decode import project_onto_scene
 from imaginebench_data.domains.libero.layout import REST_HEIGHT, SLOT_START, STATE_DIM, region_centre
 from imaginebench_data.domains.libero.sim import SIM_STATE_DIM
 from imaginebench_data.pipeline.rollout import expert_episode
@@ -211,3 +212,81 @@ def test_place_starts_held_and_out_of_starts_in_the_basket(env):
     assert holds("train", "pick-cream_cheese", held) and not holds("train", "place-cream_cheese", held)
     inside = sim.reset(LB.task("hard", "out-of-salad_dressing"), rng)
     assert holds("train", "place-salad_dressing", inside) and not LB.illegal(inside[None]).any()
+
+
+# --- the generator's projection onto the scene's state space (decode.py) ---------------------
+
+
+def project(state) -> np.ndarray:
+    return LB.decode_state(None, np.asarray(state, np.float32)[None])[0]
+
+
+def kinds(state) -> set[str]:
+    return {kind for kind, bad in zip(LB.illegal_kinds, LB.illegal(state[None])[0]) if bad}
+
+
+def test_the_domain_decodes_with_the_projection():
+    assert LB.decode_state is project_onto_scene and "projected onto the scene" in LB.decoding
+
+
+def test_a_legal_state_comes_back_bit_for_bit():
+    s = scene(alphabet_soup=in_basket(-0.03, 0.022 + 0.038))
+    assert not kinds(s)
+    np.testing.assert_array_equal(project(s), s)
+
+
+@pytest.mark.parametrize("edit, kind, moved", [
+    (lambda s: s.__setitem__(3, 0.4), "joint_out_of_range", slice(3, 4)),        # joint 4 above -0.0698
+    (lambda s: s.__setitem__(14, 0.2), "joint_out_of_range", slice(14, 15)),      # finger opened 20 cm
+    (lambda s: s.__setitem__(9, -0.3), "out_of_workspace", slice(7, 10)),         # grip site under the floor
+    (lambda s: s.__setitem__(slice(7, 10), (1.5, 0.0, 0.3)), "out_of_workspace", slice(7, 10)),  # far
+    (lambda s: s.__setitem__(SOUP + 2, -0.4), "out_of_workspace", slice(SOUP, SOUP + 3)),
+    (lambda s: s.__setitem__(slice(SOUP + 3, SOUP + 7), 2.0), "bad_quaternion", slice(SOUP + 3, SOUP + 7)),
+])
+def test_each_illegal_kind_is_projected_away_and_nothing_else_moves(edit, kind, moved):
+    s = scene()
+    edit(s)
+    assert kind in kinds(s)
+    out = project(s)
+    assert not kinds(out), kinds(out)
+    keep = np.ones(STATE_DIM, bool)
+    keep[moved] = False
+    np.testing.assert_array_equal(out[keep], s[keep])
+
+
+def test_the_grip_site_beyond_reach_lands_on_the_sphere_along_its_line():
+    s = scene(eef=(1.5, 0.0, 0.3))
+    out = project(s)
+    base = np.array([-0.6, 0.0, 0.0])
+    assert np.linalg.norm(out[7:10] - base) == pytest.approx(1.2, abs=1e-5)
+    direction = (s[7:10] - base) / np.linalg.norm(s[7:10] - base)
+    np.testing.assert_allclose((out[7:10] - base) / np.linalg.norm(out[7:10] - base), direction, atol=1e-6)
+
+
+def test_items_inside_each_other_are_pushed_apart_half_each_way():
+    dressing = np.array([*region_centre("salad_dressing"), REST_HEIGHT["salad_dressing"]])
+    s = scene(alphabet_soup=dressing + (0.03, 0, 0))  # centres 3 cm apart: 4.4 cm of overlap
+    assert kinds(s) == {"interpenetration"}
+    out = project(s)
+    soup, bottle = out[SOUP:SOUP + 3], out[SLOT_START["salad_dressing"]:SLOT_START["salad_dressing"] + 3]
+    assert np.linalg.norm(soup - bottle) == pytest.approx(0.031 + 0.018, abs=1e-5)  # inner radii touch
+    np.testing.assert_allclose((soup + bottle) / 2, dressing + (0.015, 0, 0), atol=1e-6)  # midpoint kept
+    assert not kinds(out)
+
+
+def test_an_item_sunk_into_the_basket_floor_is_lifted_onto_it():
+    s = scene(alphabet_soup=in_basket(0.0, 0.02))
+    assert kinds(s) == {"interpenetration"}
+    out = project(s)
+    assert out[SOUP + 2] == pytest.approx(BASKET[2] + 0.022 + 0.031, abs=1e-6)
+    np.testing.assert_array_equal(out[SOUP:SOUP + 2], s[SOUP:SOUP + 2])
+    assert not kinds(out)
+
+
+def test_a_row_with_a_nan_is_left_for_the_checkers():
+    s = scene()
+    s[SOUP] = np.nan
+    s[3] = 0.4
+    out = project(s)
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(s))
+    assert out[3] == np.float32(0.4)

@@ -8,11 +8,12 @@ import numpy as np
 
 from ...core.domain import Domain, OriginalLayout
 from . import checks, original
+from .decode import project_onto_scene
 from .expert import LiberoExpert
 from .layout import STATE_DIM
 from .render import render
 from .sim import SIM_STATE_DIM, LiberoSimulator
-from .tasks import HORIZON, tasks
+from .tasks import HORIZON, PROMPT_STEPS, tasks
 
 DOMAIN = Domain(
     name="libero",
@@ -28,6 +29,13 @@ DOMAIN = Domain(
     transition_tolerance=checks.TRANSITION_TOLERANCE,
     original=OriginalLayout(prefix="libero", state_dim=STATE_DIM, templates=original.templates,
                             slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
+    decode_state=project_onto_scene,  # onto the scene's state space (decode.py)
+    decoding="projected onto the scene: joint angles and fingers clipped into their limits, the grip "
+    "site above the floor and within the arm's reach, items and basket on the floor area, items "
+    "inside each other or sunk into the basket's floor pushed apart, quaternions scaled to unit norm",
+    prompt_steps=PROMPT_STEPS,
+    prompting=f"the model is prompted afresh from the state reached every {PROMPT_STEPS} imagined "
+    "steps, with the same instruction, until the task holds or its time limit",
     render=render,
     notes={
         "state": "44 numbers: 0-6 Panda joint angles (rad), 7-9 grip site xyz, 10-13 hand quaternion "
@@ -73,6 +81,14 @@ DOMAIN = Domain(
         "9.3 cm and the cream cheese's at 3.5 cm. Their oracle episodes run to the horizon without "
         "success (counted in the card's goal consistency); out-of-salad_dressing (a 14.6 cm bottle) "
         "is solved.",
+        "decoding": "a generator's next state is projected onto the scene's state space "
+        "(Domain.decode_state, decode.py): joint angles clipped into the Panda's limits and the "
+        "fingers into 0..0.04 m (-0.04..0 m), the grip site lifted above the floor and moved onto "
+        "the arm's reach along the line from its base, item and basket origins clipped into the "
+        "checkers' floor area, two items closer than their inner radii less the tolerance pushed "
+        "apart half each way until their inner radii touch, an item sunk into the basket's floor "
+        "lifted onto it, quaternions scaled to unit norm; the grip site is not recomputed from the "
+        "joints. The cards report the raw model output's rates beside the projected ones.",
     },
 )
 

@@ -41,6 +41,10 @@ from .predicates import (
 )
 
 HORIZON = 500
+# Imagined steps per prompt before a generator prompts the model afresh (``imagine.prompting``):
+# the 75th percentile of the expert's episode lengths in the demo training set (61; at most 79),
+# the rule BabyAI's and CLEVR's follow.
+PROMPT_STEPS = 61
 DISTANCE_REWARD = 20.0
 SUCCESS_REWARD = 1.0
 PAIRS = tuple(permutations(OBJECTS, 2))

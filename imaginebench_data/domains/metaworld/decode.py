@@ -17,20 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.projection import inside_float32, unit_quaternions
 from .checks import WORKSPACE_HIGH, WORKSPACE_LOW
 from .layout import ENTITIES, GRIPPER, IDENTITY, OPENING, decode, present, slot
 
-
-def _inside_float32(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The float32 bounds nearest to ``low``..``high`` that lie inside it (states are float32:
-    float32(-0.6) is below -0.6, so a centre clipped there would still be outside)."""
-    low32, high32 = low.astype(np.float32), high.astype(np.float32)
-    low32 = np.where(low32 < low, np.nextafter(low32, np.float32(np.inf)), low32)
-    high32 = np.where(high32 > high, np.nextafter(high32, np.float32(-np.inf)), high32)
-    return low32, high32
-
-
-HAND_LOW, HAND_HIGH = _inside_float32(WORKSPACE_LOW, WORKSPACE_HIGH)
+HAND_LOW, HAND_HIGH = inside_float32(WORKSPACE_LOW, WORKSPACE_HIGH)
 
 
 def project_onto_arm(prev: np.ndarray, states: np.ndarray) -> np.ndarray:
@@ -42,8 +33,6 @@ def project_onto_arm(prev: np.ndarray, states: np.ndarray) -> np.ndarray:
     rows[:, GRIPPER] = np.clip(rows[:, GRIPPER], HAND_LOW, HAND_HIGH)
     for entity in ENTITIES:
         here, start = present(rows, entity), slot(entity).start
-        quat = rows[here, start + 3:start + 7]
-        norm = np.linalg.norm(quat, axis=1, keepdims=True)
-        rows[here, start + 3:start + 7] = np.where(norm > 1e-6, quat / np.maximum(norm, 1e-12), IDENTITY)
+        rows[here, start + 3:start + 7] = unit_quaternions(rows[here, start + 3:start + 7], IDENTITY)
     projected[finite] = rows.astype(np.float32)
     return projected

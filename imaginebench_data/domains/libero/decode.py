@@ -1,0 +1,111 @@
+"""The generator's correction of a predicted LIBERO state: onto the scene's state space.
+
+A regressed state can hold numbers the simulator never reports (``checks.illegal``): joint
+angles past the Panda's limits, fingers opened past 4 cm or crossed, a grip site below the
+floor or beyond the arm's reach, an item sunk into the floor, the basket or another item,
+quaternions off unit norm. In free-running rollouts these grow with every step. The
+projection, applied to every predicted state:
+
+- clips the joint angles into the Panda's limits and each finger into its travel (0..0.04 m
+  and -0.04..0 m);
+- puts the grip site above the floor and within ``ARM_REACH`` of the arm's base (moved onto
+  the sphere along the line from the base);
+- clips every item's and the basket's origin into the floor area of the checkers;
+- pushes two items that are one inside the other (``checks``: closer than their inner radii
+  less the tolerance) apart along the line joining their centres, half each way, until their
+  inner radii touch, and lifts an item sunk into the basket's floor until its centre is its
+  inner radius above it; a few rounds, as one push can cause another;
+- scales every quaternion to unit norm (a zero one becomes the identity).
+
+Everything else is kept as regressed (the grip site is not recomputed from the joints), and
+rows with a non-finite number are left as they are, for the checkers to flag.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.projection import inside_float32, unit_quaternions
+from .checks import (
+    ARM_BASE,
+    ARM_REACH,
+    BASKET_FLOOR,
+    BASKET_HALF,
+    BASKET_TOLERANCE,
+    FLOOR_HIGH,
+    FLOOR_LOW,
+    INNER_RADIUS,
+    JOINT_HIGH,
+    JOINT_LOW,
+    PENETRATION_TOLERANCE,
+)
+from .layout import EEF, EEF_QUAT, ENTITIES, FINGERS, JOINTS, OBJECTS, SLOT_START, STATE_DIM
+
+IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])  # xyzw
+JOINT_MIN, JOINT_MAX = inside_float32(JOINT_LOW, JOINT_HIGH)
+ORIGIN_MIN, ORIGIN_MAX = inside_float32(FLOOR_LOW, FLOOR_HIGH)
+FINGER_MIN, FINGER_MAX = np.array([0.0, -0.04]), np.array([0.04, 0.0])
+REACH = ARM_REACH * (1 - 1e-6)  # inside the reach once rounded to float32
+ROUNDS = 16
+UP = np.array([0.0, 0.0, 1.0])
+
+
+def _xyz(name: str) -> slice:
+    return slice(SLOT_START[name], SLOT_START[name] + 3)
+
+
+def _quat(name: str) -> slice:
+    return slice(SLOT_START[name] + 3, SLOT_START[name] + 7)
+
+
+def _separate(rows: np.ndarray) -> bool:
+    """One round of pushes (in place); whether anything moved."""
+    moved = False
+    for i, a in enumerate(OBJECTS):
+        for b in OBJECTS[i + 1:]:
+            apart = rows[:, _xyz(a)] - rows[:, _xyz(b)]
+            gap = np.linalg.norm(apart, axis=1)
+            contact = INNER_RADIUS[a] + INNER_RADIUS[b]
+            overlap = gap < contact - PENETRATION_TOLERANCE
+            if overlap.any():
+                unit = apart / np.maximum(gap, 1e-12)[:, None]
+                direction = np.where(gap[:, None] > 1e-9, unit, UP)  # coincident centres: one goes up
+                push = np.where(overlap, (contact - gap) / 2, 0.0)[:, None] * direction
+                rows[:, _xyz(a)] += push
+                rows[:, _xyz(b)] -= push
+                moved = True
+    basket = rows[:, _xyz("basket")]
+    for item in OBJECTS:
+        xyz = rows[:, _xyz(item)]
+        over = np.all(np.abs(xyz[:, :2] - basket[:, :2]) < BASKET_HALF, axis=1)
+        lowest = basket[:, 2] + BASKET_FLOOR + INNER_RADIUS[item]
+        sunk = over & (xyz[:, 2] < lowest - BASKET_TOLERANCE)
+        if sunk.any():
+            rows[sunk, SLOT_START[item] + 2] = lowest[sunk]
+            moved = True
+    return moved
+
+
+def project_onto_scene(prev: np.ndarray, states: np.ndarray) -> np.ndarray:
+    """``(N, 44)`` predicted next states as states of the scene (``prev``, the states each step
+    started from, is not needed: the projection looks at the predicted state alone)."""
+    projected = np.array(states, np.float32).reshape(-1, STATE_DIM)
+    finite = np.isfinite(projected).all(axis=1)
+    rows = projected[finite].astype(np.float64)
+    rows[:, JOINTS] = np.clip(rows[:, JOINTS], JOINT_MIN, JOINT_MAX)
+    rows[:, FINGERS] = np.clip(rows[:, FINGERS], FINGER_MIN, FINGER_MAX)
+    eef = rows[:, EEF]
+    eef[:, 2] = np.maximum(eef[:, 2], ORIGIN_MIN[2])
+    offset = eef - ARM_BASE
+    reach = np.linalg.norm(offset, axis=1, keepdims=True)
+    rows[:, EEF] = np.where(reach > REACH, ARM_BASE + offset * (REACH / np.maximum(reach, 1e-12)), eef)
+    for _ in range(ROUNDS):
+        for name in ENTITIES:
+            rows[:, _xyz(name)] = np.clip(rows[:, _xyz(name)], ORIGIN_MIN, ORIGIN_MAX)
+        if not _separate(rows):
+            break
+    rows[:, EEF_QUAT] = unit_quaternions(rows[:, EEF_QUAT], IDENTITY)
+    for name in ENTITIES:
+        rows[:, _quat(name)] = unit_quaternions(rows[:, _quat(name)], IDENTITY)
+    projected[finite] = rows.astype(np.float32)
+    return projected
