@@ -9,6 +9,7 @@ import pytest
 from checking import corrupted
 
 from imaginebench_data import get_domain, make_env
+from imaginebench_data.domains.metaworld.checks import WORKSPACE_HIGH, WORKSPACE_LOW
 from imaginebench_data.domains.metaworld.layout import SLOT_START, STATE_DIM, slot
 from imaginebench_data.domains.metaworld.sim import SIM_STATE_DIM
 from imaginebench_data.pipeline.rollout import expert_episode
@@ -80,8 +81,6 @@ def test_decode_keeps_empty_slots_empty_and_present_positions_as_regressed():
 
 
 def test_decode_projects_opening_hand_and_quaternions_onto_the_arms_state_space():
-    from imaginebench_data.domains.metaworld.checks import WORKSPACE_HIGH, WORKSPACE_LOW
-
     prev = np.stack([state(button=(0.1, 0.8, 0.1))] * 4)
     imagined = prev.copy()
     imagined[0, 3] = 3.2                                   # opening far past open

@@ -39,7 +39,7 @@ from .checks import (
     JOINT_LOW,
     PENETRATION_TOLERANCE,
 )
-from .layout import EEF, EEF_QUAT, ENTITIES, FINGERS, JOINTS, OBJECTS, SLOT_START, STATE_DIM
+from .layout import ENTITIES, FINGERS, JOINTS, OBJECTS, STATE_DIM, position, quaternion
 
 IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])  # xyzw
 JOINT_MIN, JOINT_MAX = inside_float32(JOINT_LOW, JOINT_HIGH)
@@ -50,20 +50,12 @@ ROUNDS = 16
 UP = np.array([0.0, 0.0, 1.0])
 
 
-def _xyz(name: str) -> slice:
-    return slice(SLOT_START[name], SLOT_START[name] + 3)
-
-
-def _quat(name: str) -> slice:
-    return slice(SLOT_START[name] + 3, SLOT_START[name] + 7)
-
-
 def _separate(rows: np.ndarray) -> bool:
     """One round of pushes (in place); whether anything moved."""
     moved = False
     for i, a in enumerate(OBJECTS):
         for b in OBJECTS[i + 1:]:
-            apart = rows[:, _xyz(a)] - rows[:, _xyz(b)]
+            apart = position(rows, a) - position(rows, b)
             gap = np.linalg.norm(apart, axis=1)
             contact = INNER_RADIUS[a] + INNER_RADIUS[b]
             overlap = gap < contact - PENETRATION_TOLERANCE
@@ -71,17 +63,17 @@ def _separate(rows: np.ndarray) -> bool:
                 unit = apart / np.maximum(gap, 1e-12)[:, None]
                 direction = np.where(gap[:, None] > 1e-9, unit, UP)  # coincident centres: one goes up
                 push = np.where(overlap, (contact - gap) / 2, 0.0)[:, None] * direction
-                rows[:, _xyz(a)] += push
-                rows[:, _xyz(b)] -= push
+                position(rows, a)[:] += push  # the layout's slices are views of ``rows``
+                position(rows, b)[:] -= push
                 moved = True
-    basket = rows[:, _xyz("basket")]
+    basket = position(rows, "basket")
     for item in OBJECTS:
-        xyz = rows[:, _xyz(item)]
+        xyz = position(rows, item)
         over = np.all(np.abs(xyz[:, :2] - basket[:, :2]) < BASKET_HALF, axis=1)
         lowest = basket[:, 2] + BASKET_FLOOR + INNER_RADIUS[item]
         sunk = over & (xyz[:, 2] < lowest - BASKET_TOLERANCE)
         if sunk.any():
-            rows[sunk, SLOT_START[item] + 2] = lowest[sunk]
+            xyz[sunk, 2] = lowest[sunk]
             moved = True
     return moved
 
@@ -94,18 +86,17 @@ def project_onto_scene(prev: np.ndarray, states: np.ndarray) -> np.ndarray:
     rows = projected[finite].astype(np.float64)
     rows[:, JOINTS] = np.clip(rows[:, JOINTS], JOINT_MIN, JOINT_MAX)
     rows[:, FINGERS] = np.clip(rows[:, FINGERS], FINGER_MIN, FINGER_MAX)
-    eef = rows[:, EEF]
+    eef = position(rows, "eef")
     eef[:, 2] = np.maximum(eef[:, 2], ORIGIN_MIN[2])
     offset = eef - ARM_BASE
     reach = np.linalg.norm(offset, axis=1, keepdims=True)
-    rows[:, EEF] = np.where(reach > REACH, ARM_BASE + offset * (REACH / np.maximum(reach, 1e-12)), eef)
+    eef[:] = np.where(reach > REACH, ARM_BASE + offset * (REACH / np.maximum(reach, 1e-12)), eef)
     for _ in range(ROUNDS):
         for name in ENTITIES:
-            rows[:, _xyz(name)] = np.clip(rows[:, _xyz(name)], ORIGIN_MIN, ORIGIN_MAX)
+            np.clip(position(rows, name), ORIGIN_MIN, ORIGIN_MAX, out=position(rows, name))
         if not _separate(rows):
             break
-    rows[:, EEF_QUAT] = unit_quaternions(rows[:, EEF_QUAT], IDENTITY)
-    for name in ENTITIES:
-        rows[:, _quat(name)] = unit_quaternions(rows[:, _quat(name)], IDENTITY)
+    for name in ("eef",) + ENTITIES:
+        quaternion(rows, name)[:] = unit_quaternions(quaternion(rows, name), IDENTITY)
     projected[finite] = rows.astype(np.float32)
     return projected

@@ -19,7 +19,7 @@ import numpy as np
 
 from ...core.projection import inside_float32, unit_quaternions
 from .checks import WORKSPACE_HIGH, WORKSPACE_LOW
-from .layout import ENTITIES, GRIPPER, IDENTITY, OPENING, decode, present, slot
+from .layout import ENTITIES, GRIPPER, IDENTITY, OPENING, decode, present, quaternion
 
 HAND_LOW, HAND_HIGH = inside_float32(WORKSPACE_LOW, WORKSPACE_HIGH)
 
@@ -32,7 +32,7 @@ def project_onto_arm(prev: np.ndarray, states: np.ndarray) -> np.ndarray:
     rows[:, OPENING] = np.clip(rows[:, OPENING], 0.0, 1.0)
     rows[:, GRIPPER] = np.clip(rows[:, GRIPPER], HAND_LOW, HAND_HIGH)
     for entity in ENTITIES:
-        here, start = present(rows, entity), slot(entity).start
-        rows[here, start + 3:start + 7] = unit_quaternions(rows[here, start + 3:start + 7], IDENTITY)
+        quat, here = quaternion(rows, entity), present(rows, entity)  # quat: a view of ``rows``
+        quat[here] = unit_quaternions(quat[here], IDENTITY)
     projected[finite] = rows.astype(np.float32)
     return projected
