@@ -43,18 +43,28 @@ QUATERNION_TOLERANCE = 0.1
 TRANSITION_TOLERANCE = 0.01
 
 
+def inside_each_other(states: np.ndarray, a: str, b: str) -> np.ndarray:
+    """(N,) bool: items ``a`` and ``b`` closer than their inner radii less the tolerance."""
+    gap = np.linalg.norm(position(states, a) - position(states, b), axis=-1)
+    return gap < INNER_RADIUS[a] + INNER_RADIUS[b] - PENETRATION_TOLERANCE
+
+
+def sunk_into_basket(states: np.ndarray, item: str) -> np.ndarray:
+    """(N,) bool: ``item`` over the basket's footprint, its centre lower than its inner radius
+    (less the tolerance) above the basket's floor."""
+    xyz, basket = position(states, item), position(states, "basket")
+    over = np.all(np.abs(xyz[:, :2] - basket[:, :2]) < BASKET_HALF, axis=-1)
+    depth = xyz[:, 2] - basket[:, 2] - BASKET_FLOOR
+    return over & (depth < INNER_RADIUS[item] - BASKET_TOLERANCE)
+
+
 def _interpenetration(states: np.ndarray) -> np.ndarray:
     bad = np.zeros(len(states), bool)
     for i, a in enumerate(OBJECTS):
         for b in OBJECTS[i + 1:]:
-            gap = np.linalg.norm(position(states, a) - position(states, b), axis=-1)
-            bad |= gap < INNER_RADIUS[a] + INNER_RADIUS[b] - PENETRATION_TOLERANCE
-    basket = position(states, "basket")
+            bad |= inside_each_other(states, a, b)
     for item in OBJECTS:
-        xyz = position(states, item)
-        over = np.all(np.abs(xyz[:, :2] - basket[:, :2]) < BASKET_HALF, axis=-1)
-        depth = xyz[:, 2] - basket[:, 2] - BASKET_FLOOR
-        bad |= over & (depth < INNER_RADIUS[item] - BASKET_TOLERANCE)
+        bad |= sunk_into_basket(states, item)
     return bad
 
 

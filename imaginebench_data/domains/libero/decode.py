@@ -30,14 +30,13 @@ from .checks import (
     ARM_BASE,
     ARM_REACH,
     BASKET_FLOOR,
-    BASKET_HALF,
-    BASKET_TOLERANCE,
     FLOOR_HIGH,
     FLOOR_LOW,
     INNER_RADIUS,
     JOINT_HIGH,
     JOINT_LOW,
-    PENETRATION_TOLERANCE,
+    inside_each_other,
+    sunk_into_basket,
 )
 from .layout import ENTITIES, FINGERS, JOINTS, OBJECTS, STATE_DIM, position, quaternion
 
@@ -55,25 +54,22 @@ def _separate(rows: np.ndarray) -> bool:
     moved = False
     for i, a in enumerate(OBJECTS):
         for b in OBJECTS[i + 1:]:
-            apart = position(rows, a) - position(rows, b)
-            gap = np.linalg.norm(apart, axis=1)
-            contact = INNER_RADIUS[a] + INNER_RADIUS[b]
-            overlap = gap < contact - PENETRATION_TOLERANCE
+            overlap = inside_each_other(rows, a, b)
             if overlap.any():
+                apart = position(rows, a) - position(rows, b)
+                gap = np.linalg.norm(apart, axis=1)
+                contact = INNER_RADIUS[a] + INNER_RADIUS[b]
                 unit = apart / np.maximum(gap, 1e-12)[:, None]
                 direction = np.where(gap[:, None] > 1e-9, unit, UP)  # coincident centres: one goes up
                 push = np.where(overlap, (contact - gap) / 2, 0.0)[:, None] * direction
                 position(rows, a)[:] += push  # the layout's slices are views of ``rows``
                 position(rows, b)[:] -= push
                 moved = True
-    basket = position(rows, "basket")
     for item in OBJECTS:
-        xyz = position(rows, item)
-        over = np.all(np.abs(xyz[:, :2] - basket[:, :2]) < BASKET_HALF, axis=1)
-        lowest = basket[:, 2] + BASKET_FLOOR + INNER_RADIUS[item]
-        sunk = over & (xyz[:, 2] < lowest - BASKET_TOLERANCE)
+        sunk = sunk_into_basket(rows, item)
         if sunk.any():
-            xyz[sunk, 2] = lowest[sunk]
+            floor = position(rows, "basket")[sunk, 2] + BASKET_FLOOR
+            position(rows, item)[sunk, 2] = floor + INNER_RADIUS[item]
             moved = True
     return moved
 
