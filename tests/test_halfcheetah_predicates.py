@@ -127,6 +127,32 @@ def test_decode_keeps_the_physics_and_moves_the_counters_on_by_dx():
     assert not HC.illegal(decoded)[:, HC.illegal_kinds.index("bad_counters")].any()
 
 
+def test_projection_makes_each_kind_of_illegal_state_legal_and_keeps_legal_ones():
+    from imaginebench_data.domains.halfcheetah.decode import project_onto_cheetah
+    from imaginebench_data.domains.halfcheetah.layout import JOINTS, QVEL, ROOTZ
+
+    prev = walk((2.0, 4))[-1:].repeat(5, axis=0)
+    imagined = np.zeros((5, STATE_DIM), np.float32)
+    imagined[:, DX] = 0.3
+    imagined[1, JOINTS.start + 5] = 2.0                # ffoot bent 1.5 rad past its limit (0.5)
+    imagined[2, ROOTZ] = -1.5                          # torso under the floor
+    imagined[3, QVEL.start + 3] = 80.0                 # bthigh at 80 rad/s
+    imagined[3, DX] = -3.0                             # 3 m in one step
+    imagined[4, ROOTZ] = np.nan                        # left for the checkers
+    kinds = HC.illegal_kinds
+    before = HC.illegal(decode(prev, imagined))
+    assert before[1, kinds.index("joint_out_of_range")] and before[2, kinds.index("torso_in_floor")]
+    assert before[3, kinds.index("too_fast")] and before[4, kinds.index("non_finite")]
+    projected = project_onto_cheetah(prev, imagined)
+    after = HC.illegal(projected)
+    assert not after[:4].any() and after[4, kinds.index("non_finite")]
+    np.testing.assert_array_equal(projected[0], decode(prev, imagined)[0])   # legal: as decoded
+    assert projected[1, JOINTS.start + 5] == pytest.approx(0.75)               # 0.5 + 0.25 overshoot
+    assert projected[2, ROOTZ] == pytest.approx(-0.6)
+    assert projected[3, DX] == pytest.approx(-1.0) and projected[3, X] == pytest.approx(prev[0, X] - 1.0)
+    assert HC.decode_state is project_onto_cheetah
+
+
 def test_original_states_gain_counters_and_lose_the_reset_x():
     walked = walk((2.0, 4), (-3.0, 6))
     original = walked[:, :ORIGINAL_DIM].copy()

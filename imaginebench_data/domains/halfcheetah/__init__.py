@@ -7,8 +7,9 @@ import numpy as np
 
 from ...core.domain import Domain, OriginalLayout
 from . import checks, original
+from .decode import project_onto_cheetah
 from .expert import HalfCheetahExpert
-from .layout import ORIGINAL_DIM, STATE_DIM, decode, from_original
+from .layout import ORIGINAL_DIM, STATE_DIM, from_original
 from .render import render
 from .sim import SIM_STATE_DIM, HalfCheetahSimulator
 from .tasks import HORIZON, tasks
@@ -28,9 +29,12 @@ DOMAIN = Domain(
     original=OriginalLayout(prefix="mujoco", state_dim=ORIGINAL_DIM, to_states=from_original,
                             templates=original.templates,
                             slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
-    decode_state=decode,  # a generator's counters: moved on by its dx, never regressed
-    decoding="the counters (time, furthest x forward and backward) moved on from the previous state "
-    "by the predicted dx instead of regressed",
+    decode_state=project_onto_cheetah,  # onto the cheetah's state space, counters moved on by dx
+    decoding="each leg joint clipped into its range widened by the simulator's measured overshoot "
+    "(0.25 rad), the torso kept at or above the lowest height measured (-0.6 m, lying flat), "
+    "velocities and the step's dx clipped into the speed bounds of the checkers; the counters "
+    "(time, furthest x forward and backward) moved on from the previous state by the projected dx "
+    "instead of regressed",
     render=render,
     notes={
         "state": "22 numbers: 0 dx, the root's x displacement in the last step (m; 0 in a reset "
@@ -66,10 +70,14 @@ DOMAIN = Domain(
         "exactly; other data re-simulates from qpos/qvel rebuilt from the 22 numbers (x since the "
         "reset for absolute x), exact up to float32 rounding. Distance: largest difference in m, rad "
         f"and s, velocities times 0.05 s; tolerance {checks.TRANSITION_TOLERANCE}.",
-        "decoding": "a generator imagines the 18 physics numbers; its counters (18-21) are "
-        "bookkeeping, moved on from the previous state by its dx (Domain.decode_state), so imagined "
-        "success is judged on the sum of imagined displacements, as in the original. The physics "
-        "numbers are kept as regressed.",
+        "decoding": "a generator imagines the 18 physics numbers, projected onto the cheetah's "
+        "state space (Domain.decode_state): leg joints clipped into jnt_range widened by 0.25 rad "
+        "(the most the simulator was measured past it), the torso height kept at or above -0.6 m "
+        "(lying flat, the lowest measured), velocities and dx clipped into the checkers' speed "
+        "bounds; pitch and the rest kept as regressed. Its counters (18-21) are bookkeeping, moved "
+        "on from the previous state by the projected dx, so imagined success is judged on the sum "
+        "of imagined displacements, as in the original. The cards report the raw model output's "
+        "rates beside the projected ones.",
     },
 )
 

@@ -34,6 +34,8 @@ ILLEGAL_KINDS = ("joint_out_of_range", "too_fast", "torso_in_floor", "bad_counte
 JOINT_RANGE = np.array([[-0.52, 1.05], [-0.785, 0.785], [-0.4, 0.785],
                         [-1.0, 0.7], [-1.2, 0.87], [-0.5, 0.5]])
 JOINT_MARGIN = 0.4
+JOINT_OVERSHOOT = 0.25  # rad: the most the simulator was measured past jnt_range
+LYING_FLAT = -0.6  # m: the lowest torso height measured (lying flat)
 SPEED_BOUND = np.array([20.0, 8.0, 16.0] + [50.0] * 6)  # |qvel|: m/s, m/s, rad/s, 6 x rad/s
 MAX_STEP_DISPLACEMENT = SPEED_BOUND[0] * DT
 FLOOR_HEIGHT = -0.7
