@@ -4,10 +4,14 @@ import numpy as np
 import pytest
 
 from imaginebench_data import get_domain
+from imaginebench_data.domains.halfcheetah.decode import project_onto_cheetah
 from imaginebench_data.domains.halfcheetah.layout import (
     DX,
+    JOINTS,
     ORIGINAL_DIM,
     PEAK,
+    QVEL,
+    ROOTZ,
     STATE_DIM,
     TIME,
     TROUGH,
@@ -128,9 +132,6 @@ def test_decode_keeps_the_physics_and_moves_the_counters_on_by_dx():
 
 
 def test_projection_makes_each_kind_of_illegal_state_legal_and_keeps_legal_ones():
-    from imaginebench_data.domains.halfcheetah.decode import project_onto_cheetah
-    from imaginebench_data.domains.halfcheetah.layout import JOINTS, QVEL, ROOTZ
-
     prev = walk((2.0, 4))[-1:].repeat(5, axis=0)
     imagined = np.zeros((5, STATE_DIM), np.float32)
     imagined[:, DX] = 0.3
