@@ -407,6 +407,8 @@ def ground(
                                            "imaginebench evaluate --level train --budget paper",
                                            "imaginebench evaluate --level train --steps 20000 --hidden 512 "
                                            "--dropout 0.2",
+                                           "imaginebench evaluate --domain halfcheetah --level train "
+                                           "--normalize --no-history",
                                            "imaginebench evaluate --domain all --seeds 3",
                                            "imaginebench evaluate --domain libero --seeds 3 --workers 2"))
 def evaluate_regimes(
@@ -420,6 +422,11 @@ def evaluate_regimes(
     steps: int | None = typer.Option(None, help="Gradient steps per run (overrides --budget)."),
     hidden: int = typer.Option(256, help="bc: width of the MLP's two hidden layers."),
     dropout: float = typer.Option(0.0, help="bc: dropout after each hidden layer while training."),
+    normalize: bool = typer.Option(False, help="bc: standardize the state columns (the training "
+                                   "rows' mean and spread)."),
+    history: bool = typer.Option(True, help="bc: let the policy see the domain's history columns "
+                                 "(HalfCheetah's distance so far, time, furthest points); "
+                                 "--no-history leaves them out."),
     levels: list[str] = typer.Option(None, "--level", help="Only this level (repeatable); default all."),
     out: Path = typer.Option(Path("results"), help="Folder for the result files."),
     workers: int = typer.Option(1, help="Processes running the (level, regime, seed) runs side by side; "
@@ -452,11 +459,14 @@ def evaluate_regimes(
         started = time.perf_counter()
         try:
             results = compare(domain, algo=algo, levels=tuple(levels or LEVELS), seeds=seeds, steps=steps,
-                              bc={"hidden": hidden, "dropout": dropout}, workers=workers)
+                              bc={"hidden": hidden, "dropout": dropout, "normalize": normalize,
+                                  "history": history}, workers=workers)
         except (ValueError, ImportError) as error:
             raise typer.BadParameter(str(error)) from error
         minutes = (time.perf_counter() - started) / 60
         regularized = f", dropout {dropout:g}" if dropout else ""
+        regularized += ", states standardized" if normalize else ""
+        regularized += ", history columns left out" if not history else ""
         model = f"2x{hidden} MLP{regularized}" if algo == "bc" else "d3rlpy's default networks"
         scale = read_card(f"imaginebench/{domain}-train-real-v0").scale
         policy = " (actions sampled from its softmax)" if algo == "bc" and get_domain(domain).discrete else ""

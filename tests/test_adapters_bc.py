@@ -155,3 +155,65 @@ def test_torchrl_buffer_holds_the_real_data_where_torchrl_own_loader_fails(train
     with pytest.raises(RuntimeError, match="batch size"):
         MinariExperienceReplay(train_set, batch_size=32, root=tmp_path / "torchrl", download=False,
                                load_from_local_minari=True)
+
+
+def test_state_statistics_weight_each_dataset_by_its_share_of_a_batch():
+    from types import SimpleNamespace
+
+    from imaginebench_data.baselines.bc import state_statistics
+
+    first = np.array([[0.0, 1.0], [2.0, 1.0]], np.float32)
+    second = np.array([[10.0, 1.0], [20.0, 1.0], [99.0, 1.0]], np.float32)
+    sampler = SimpleNamespace(datasets=[SimpleNamespace(observations=first), SimpleNamespace(observations=second)],
+                              valid=[np.array([0, 1]), np.array([0, 1])],  # row 2 filtered out
+                              ratios=np.array([0.25, 0.75]))
+    mean, std = state_statistics(sampler)
+    rows = np.concatenate([first, second[:2]])
+    weights = np.array([0.125, 0.125, 0.375, 0.375])  # each row's chance of being drawn
+    expected = np.average(rows, axis=0, weights=weights)
+    spread = np.sqrt(np.average((rows - expected) ** 2, axis=0, weights=weights))
+    np.testing.assert_allclose(mean, expected, rtol=1e-6)
+    np.testing.assert_allclose(std, spread + 1e-3, rtol=1e-6)
+    assert std[1] == pytest.approx(1e-3)  # a constant column divides by 1e-3, not by zero
+
+
+def test_bc_standardizes_states_only_when_asked(train_set):
+    import torch
+
+    from imaginebench_data.baselines.bc import StateInput
+
+    sampler = ib.Sampler({train_set: 1.0}, encoder=Lengths())
+    settings = {"steps": 20, "batch_size": 64}
+    plain = train_bc(sampler, BCSettings(**settings))[0].network
+    assert isinstance(plain[0], torch.nn.Linear) and plain[0].in_features == 12  # the network of before
+    network = train_bc(sampler, BCSettings(**settings, normalize=True))[0].network
+    first = network[0]
+    assert isinstance(first, StateInput)
+    states = sampler.datasets[0].observations
+    rows = torch.from_numpy(np.concatenate([states, np.full((len(states), 2), 7.0, np.float32)], 1))
+    seen = first(rows).numpy()
+    np.testing.assert_allclose(seen[:, :10].mean(0), 0.0, atol=1e-4)
+    assert np.all(np.abs(seen[:, :10].std(0) - 1.0) < 0.01)  # std + 1e-3: a hair under 1
+    assert (seen[:, 10:] == 7.0).all()  # the instruction embedding passes unchanged
+
+
+def test_bc_without_history_does_not_see_the_history_columns(minari_root, tmp_path):
+    from imaginebench_data.domains.halfcheetah.layout import DX, PEAK, TIME, TROUGH, X
+
+    dataset = "imaginebench/halfcheetah-train-real-v0"
+    build(dataset, episodes=4, workers=1, cards_dir=tmp_path / "cards", progress=False)
+    sampler = ib.Sampler({dataset: 1.0}, encoder=None)
+    settings = {"steps": 30, "batch_size": 64}
+    blind = train_bc(sampler, BCSettings(**settings, history=False))[0]
+    seeing = train_bc(sampler, BCSettings(**settings))[0]
+    assert blind.network[0].keep.tolist() == [c for c in range(22) if c not in (X, TIME, PEAK, TROUGH)]
+    state = sampler.datasets[0].observations[40].copy()
+    moved = state.copy()
+    moved[[X, TIME, PEAK, TROUGH]] += np.array([5.0, 2.0, 6.0, -1.0], np.float32)
+    pushed = state.copy()
+    pushed[DX] += 0.5
+    act = {name: [policy({"state": s, "instruction": "Run forward."}) for s in (state, moved, pushed)]
+           for name, policy in (("blind", blind), ("seeing", seeing))}
+    np.testing.assert_array_equal(act["blind"][0], act["blind"][1])  # the history changed: no effect
+    assert not np.array_equal(act["blind"][0], act["blind"][2])  # the physics changed: an effect
+    assert not np.array_equal(act["seeing"][0], act["seeing"][1])  # with the history in view, an effect

@@ -24,12 +24,14 @@ class ConditionedPolicy:
 
     ``act`` takes a ``(1, D + E)`` float32 batch and returns one action per row (action
     indices when ``discrete``, else ``(1, A)`` actions). Instruction embeddings are computed
-    once per distinct instruction.
+    once per distinct instruction. ``network``: the trained model behind ``act`` where there
+    is one (BC's torch module), to save or inspect.
     """
 
     act: Callable[[np.ndarray], Any]
     encoder: Encoder | None
     discrete: bool
+    network: Any = None
     _row: FlatRow = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -89,6 +89,9 @@ class Domain:
       domain's own renderer (MuJoCo's offscreen one, minigrid's); any stored state is drawn by
       putting the simulator in it first (``core.render.draw_state``). None: the env has no
       ``rgb_array`` render mode.
+    - ``history_columns``: state columns that are bookkeeping of the episode so far (HalfCheetah's
+      x since the reset, time, furthest x forward and backward), not physics; a policy told to see
+      the physics alone (``BCSettings.history=False``) leaves them out.
     """
 
     name: str
@@ -112,6 +115,7 @@ class Domain:
     recipe_module: str | None = None
     draw_states: Callable[[Any, np.ndarray], None] | None = None
     render: Callable[[Simulator], np.ndarray] | None = None
+    history_columns: tuple[int, ...] = ()
 
     @property
     def discrete(self) -> bool:

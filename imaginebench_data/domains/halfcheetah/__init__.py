@@ -9,7 +9,7 @@ from ...core.domain import Domain, OriginalLayout
 from . import checks, original
 from .decode import project_onto_cheetah
 from .expert import HalfCheetahExpert
-from .layout import ORIGINAL_DIM, STATE_DIM, from_original
+from .layout import ORIGINAL_DIM, PEAK, STATE_DIM, TIME, TROUGH, X, from_original
 from .render import render
 from .sim import SIM_STATE_DIM, HalfCheetahSimulator
 from .tasks import HORIZON, tasks
@@ -36,6 +36,7 @@ DOMAIN = Domain(
     "(time, furthest x forward and backward) moved on from the previous state by the projected dx "
     "instead of regressed",
     render=render,
+    history_columns=(X, TIME, PEAK, TROUGH),
     notes={
         "state": "22 numbers: 0 dx, the root's x displacement in the last step (m; 0 in a reset "
         "state, where the original put the absolute x); 1-8 qpos[1:9] (torso height relative to the "
