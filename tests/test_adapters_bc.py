@@ -164,7 +164,8 @@ def test_state_statistics_weight_each_dataset_by_its_share_of_a_batch():
 
     first = np.array([[0.0, 1.0], [2.0, 1.0]], np.float32)
     second = np.array([[10.0, 1.0], [20.0, 1.0], [99.0, 1.0]], np.float32)
-    sampler = SimpleNamespace(datasets=[SimpleNamespace(observations=first), SimpleNamespace(observations=second)],
+    datasets = [SimpleNamespace(observations=first), SimpleNamespace(observations=second)]
+    sampler = SimpleNamespace(datasets=datasets,
                               valid=[np.array([0, 1]), np.array([0, 1])],  # row 2 filtered out
                               ratios=np.array([0.25, 0.75]))
     mean, std = state_statistics(sampler)
