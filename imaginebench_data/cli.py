@@ -408,7 +408,7 @@ def ground(
                                            "imaginebench evaluate --level train --steps 20000 --hidden 512 "
                                            "--dropout 0.2",
                                            "imaginebench evaluate --domain halfcheetah --level train "
-                                           "--normalize --no-history",
+                                           "--normalize --no-history --bins 21",
                                            "imaginebench evaluate --domain all --seeds 3",
                                            "imaginebench evaluate --domain libero --seeds 3 --workers 2"))
 def evaluate_regimes(
@@ -427,6 +427,9 @@ def evaluate_regimes(
     history: bool = typer.Option(True, help="bc: let the policy see the domain's history columns "
                                  "(HalfCheetah's distance so far, time, furthest points); "
                                  "--no-history leaves them out."),
+    bins: int = typer.Option(0, help="bc, continuous actions: each action number one of this many "
+                             "evenly spaced values (cross-entropy, sampled when acting); 0: "
+                             "regression (MSE)."),
     levels: list[str] = typer.Option(None, "--level", help="Only this level (repeatable); default all."),
     out: Path = typer.Option(Path("results"), help="Folder for the result files."),
     workers: int = typer.Option(1, help="Processes running the (level, regime, seed) runs side by side; "
@@ -460,13 +463,14 @@ def evaluate_regimes(
         try:
             results = compare(domain, algo=algo, levels=tuple(levels or LEVELS), seeds=seeds, steps=steps,
                               bc={"hidden": hidden, "dropout": dropout, "normalize": normalize,
-                                  "history": history}, workers=workers)
+                                  "history": history, "bins": bins}, workers=workers)
         except (ValueError, ImportError) as error:
             raise typer.BadParameter(str(error)) from error
         minutes = (time.perf_counter() - started) / 60
         regularized = f", dropout {dropout:g}" if dropout else ""
         regularized += ", states standardized" if normalize else ""
         regularized += ", history columns left out" if not history else ""
+        regularized += f", each action number one of {bins} values (sampled)" if bins else ""
         model = f"2x{hidden} MLP{regularized}" if algo == "bc" else "d3rlpy's default networks"
         scale = read_card(f"imaginebench/{domain}-train-real-v0").scale
         policy = " (actions sampled from its softmax)" if algo == "bc" and get_domain(domain).discrete else ""

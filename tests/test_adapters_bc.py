@@ -198,12 +198,17 @@ def test_bc_standardizes_states_only_when_asked(train_set):
     assert (seen[:, 10:] == 7.0).all()  # the instruction embedding passes unchanged
 
 
-def test_bc_without_history_does_not_see_the_history_columns(minari_root, tmp_path):
-    from imaginebench_data.domains.halfcheetah.layout import DX, PEAK, TIME, TROUGH, X
-
+@pytest.fixture
+def cheetah_set(minari_root, tmp_path):
     dataset = "imaginebench/halfcheetah-train-real-v0"
     build(dataset, episodes=4, workers=1, cards_dir=tmp_path / "cards", progress=False)
-    sampler = ib.Sampler({dataset: 1.0}, encoder=None)
+    return dataset
+
+
+def test_bc_without_history_does_not_see_the_history_columns(cheetah_set):
+    from imaginebench_data.domains.halfcheetah.layout import DX, PEAK, TIME, TROUGH, X
+
+    sampler = ib.Sampler({cheetah_set: 1.0}, encoder=None)
     settings = {"steps": 30, "batch_size": 64}
     blind = train_bc(sampler, BCSettings(**settings, history=False))[0]
     seeing = train_bc(sampler, BCSettings(**settings))[0]
@@ -218,3 +223,28 @@ def test_bc_without_history_does_not_see_the_history_columns(minari_root, tmp_pa
     np.testing.assert_array_equal(act["blind"][0], act["blind"][1])  # the history changed: no effect
     assert not np.array_equal(act["blind"][0], act["blind"][2])  # the physics changed: an effect
     assert not np.array_equal(act["seeing"][0], act["seeing"][1])  # with the history in view, an effect
+
+
+def test_bc_with_action_bins_acts_on_the_bins_and_learns_them(cheetah_set, train_set):
+    import torch
+
+    from imaginebench_data.baselines.bc import ActionBins
+
+    bins = ActionBins(ib.get_domain("halfcheetah").action_space, 5)  # -1, -0.5, 0, 0.5, 1
+    actions = torch.tensor([[-1.0, -0.74, -0.24, 0.0, 0.3, 1.0]])
+    assert bins.index(actions).tolist() == [[0, 1, 2, 2, 3, 4]]  # the nearest value
+    sampler = ib.Sampler({cheetah_set: 1.0}, encoder=None)
+    settings = {"steps": 300, "batch_size": 64, "bins": 21}
+    policy, losses = train_bc(sampler, BCSettings(**settings))
+    assert policy.network[-1].out_features == 6 * 21
+    assert losses[-1] < 0.7 * losses[0]
+    rows = [{"state": s, "instruction": "Run forward."} for s in sampler.datasets[0].observations[:30]]
+    chosen = np.array([policy(row) for row in rows])
+    values = np.linspace(-1.0, 1.0, 21).astype(np.float32)
+    assert np.abs(chosen[..., None] - values).min(-1).max() < 1e-6  # every number is a bin's value
+    again = train_bc(sampler, BCSettings(**settings))[0]
+    np.testing.assert_array_equal(chosen, np.array([again(row) for row in rows]))  # seeded draws
+    argmax = train_bc(sampler, BCSettings(**settings, sample=False))[0]
+    assert not np.array_equal(chosen, np.array([argmax(row) for row in rows]))
+    with pytest.raises(ValueError, match="continuous actions"):
+        train_bc(ib.Sampler({train_set: 1.0}, encoder=None), BCSettings(steps=1, bins=5))

@@ -12,6 +12,12 @@ spread of the rows the batches are drawn from, and ``history=False`` leaves out 
 HalfCheetah's demo training set both together took BC from 55.8% to 74.2% of the training
 tasks (README, "HalfCheetah, BC on the physics alone"): with the history in view it reads
 the direction from "x already behind the start", a cue its own first steps then supply.
+
+For continuous actions, ``bins`` > 0 predicts each action number as one of ``bins`` evenly
+spaced values over its range (cross-entropy per number) instead of regressing it (MSE), and
+the policy samples each number from its softmax (``sample``; the argmax otherwise). A
+regression learns the mean of the actions seen in a state. Where the expert's actions vary
+from run to run, as a sampling planner's do, that mean need not do the task.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ class BCSettings:
     dropout: float = 0.0  # after each hidden layer while training (0: none, the network of before)
     normalize: bool = False  # standardize the state columns (mean and spread of the training rows)
     history: bool = True  # False: leave out the domain's history_columns (bookkeeping, not physics)
+    bins: int = 0  # continuous actions: each number one of this many values (0: regression)
 
 
 def mlp(n_in: int, n_out: int, hidden: int, dropout: float = 0.0) -> nn.Sequential:
@@ -88,6 +95,35 @@ def state_statistics(sampler: Sampler) -> tuple[np.ndarray, np.ndarray]:
     return mean.astype(np.float32), (np.sqrt(variance) + 1e-3).astype(np.float32)
 
 
+class ActionBins:
+    """Each number of a Box action as one of ``count`` evenly spaced values from its low to its
+    high: the network gives ``count`` logits per number."""
+
+    def __init__(self, space, count: int):
+        self.count = count
+        self.low = torch.as_tensor(space.low, dtype=torch.float32)
+        self.width = torch.as_tensor(space.high, dtype=torch.float32) - self.low
+        self.values = self.low[:, None] + self.width[:, None] * torch.linspace(0, 1, count)[None]  # (A, K)
+
+    def index(self, actions: torch.Tensor) -> torch.Tensor:
+        """(N, A) the nearest value's index of each number of ``actions``."""
+        position = (actions - self.low) / self.width * (self.count - 1)
+        return position.round().clamp(0, self.count - 1).long()
+
+    def loss(self, out: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        return nn.functional.cross_entropy(out.reshape(-1, self.count), self.index(actions).reshape(-1))
+
+    def act(self, out: torch.Tensor, draws: torch.Generator | None) -> torch.Tensor:
+        """(N, A) actions: each number drawn from its softmax with ``draws``, or the argmax."""
+        logits = out.reshape(len(out), -1, self.count)
+        if draws is None:
+            chosen = logits.argmax(-1)
+        else:
+            flat = torch.softmax(logits, -1).reshape(-1, self.count)
+            chosen = torch.multinomial(flat, 1, generator=draws).reshape(len(out), -1)
+        return torch.gather(self.values.expand(len(out), -1, -1), 2, chosen[..., None])[..., 0]
+
+
 def train_bc(sampler: Sampler, settings: BCSettings | None = None) -> tuple[ConditionedPolicy, list[float]]:
     """Train on ``sampler``'s batches; return the policy and the loss every 100 steps."""
     settings = settings or BCSettings()
@@ -96,7 +132,10 @@ def train_bc(sampler: Sampler, settings: BCSettings | None = None) -> tuple[Cond
     domain = get_domain(sampler.datasets[0].card.domain)
     space = domain.action_space
     discrete = sampler.discrete
-    n_out = int(space.n) if discrete else int(space.shape[0])
+    if settings.bins and discrete:
+        raise ValueError(f"bins applies to continuous actions; {domain.name}'s are discrete")
+    bins = ActionBins(space, settings.bins) if settings.bins else None
+    n_out = int(space.n) if discrete else int(space.shape[0]) * (settings.bins or 1)
     embed_dim = 0 if sampler.embeddings is None else sampler.embeddings.shape[1]
     state_dim = sampler.datasets[0].observations.shape[1]
     left_out = () if settings.history else domain.history_columns
@@ -116,6 +155,8 @@ def train_bc(sampler: Sampler, settings: BCSettings | None = None) -> tuple[Cond
         out = net(torch.cat(inputs, -1))
         if discrete:
             loss = nn.functional.cross_entropy(out, batch["actions"])
+        elif bins is not None:
+            loss = bins.loss(out, batch["actions"])
         else:
             loss = nn.functional.mse_loss(out, batch["actions"])
         optimiser.zero_grad(set_to_none=True)
@@ -129,6 +170,8 @@ def train_bc(sampler: Sampler, settings: BCSettings | None = None) -> tuple[Cond
     @torch.no_grad()
     def act(features: np.ndarray) -> np.ndarray:
         out = net(torch.from_numpy(features))
+        if bins is not None:
+            return bins.act(out, draws if settings.sample else None).numpy()
         if not discrete:
             return out.numpy()
         if settings.sample:
