@@ -467,11 +467,11 @@ def evaluate_regimes(
         except (ValueError, ImportError) as error:
             raise typer.BadParameter(str(error)) from error
         minutes = (time.perf_counter() - started) / 60
-        regularized = f", dropout {dropout:g}" if dropout else ""
-        regularized += ", states standardized" if normalize else ""
-        regularized += ", history columns left out" if not history else ""
-        regularized += f", each action number one of {bins} values (sampled)" if bins else ""
-        model = f"2x{hidden} MLP{regularized}" if algo == "bc" else "d3rlpy's default networks"
+        options = f", dropout {dropout:g}" if dropout else ""
+        options += ", states standardized" if normalize else ""
+        options += ", history columns left out" if not history else ""
+        options += f", each action number one of {bins} values (sampled)" if bins else ""
+        model = f"2x{hidden} MLP{options}" if algo == "bc" else "d3rlpy's default networks"
         scale = read_card(f"imaginebench/{domain}-train-real-v0").scale
         policy = " (actions sampled from its softmax)" if algo == "bc" and get_domain(domain).discrete else ""
         paths = write_results(results, out, note=f"{algo}: {steps:,} steps of 256, {model}{policy} on "
