@@ -430,6 +430,9 @@ def evaluate_regimes(
     bins: int = typer.Option(0, help="bc, continuous actions: each action number one of this many "
                              "evenly spaced values (cross-entropy, sampled when acting); 0: "
                              "regression (MSE)."),
+    d3rlpy: list[str] = typer.Option(None, "--d3rlpy", help="cql, td3+bc: KEY=VALUE, a field of "
+                                     "d3rlpy's config replacing its default (repeatable), e.g. "
+                                     "--d3rlpy learning_rate=3e-4."),
     levels: list[str] = typer.Option(None, "--level", help="Only this level (repeatable); default all."),
     out: Path = typer.Option(Path("results"), help="Folder for the result files."),
     workers: int = typer.Option(1, help="Processes running the (level, regime, seed) runs side by side; "
@@ -447,12 +450,20 @@ def evaluate_regimes(
         summary,
         write_results,
     )
+    from .baselines.offline import changed_settings, parse_config
     from .datasets.read import local_ids, read_card
     from .domains import domain_names, get_domain
 
     if budget not in BUDGETS:
         raise typer.BadParameter(f"--budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
     steps = steps or BUDGETS[budget]
+    if d3rlpy and algo == "bc":
+        raise typer.BadParameter("--d3rlpy sets d3rlpy's algorithms (--algo cql or td3+bc), not bc")
+    try:
+        config = parse_config(d3rlpy or [])
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from error
+    bc = {"hidden": hidden, "dropout": dropout, "normalize": normalize, "history": history, "bins": bins}
     chosen = list(domains or ["clevr"])
     if "all" in chosen:
         built = set(local_ids())
@@ -462,8 +473,7 @@ def evaluate_regimes(
         started = time.perf_counter()
         try:
             results = compare(domain, algo=algo, levels=tuple(levels or LEVELS), seeds=seeds, steps=steps,
-                              bc={"hidden": hidden, "dropout": dropout, "normalize": normalize,
-                                  "history": history, "bins": bins}, workers=workers)
+                              options=bc if algo == "bc" else config, workers=workers)
         except (ValueError, ImportError) as error:
             raise typer.BadParameter(str(error)) from error
         minutes = (time.perf_counter() - started) / 60
@@ -471,7 +481,11 @@ def evaluate_regimes(
         options += ", states standardized" if normalize else ""
         options += ", history columns left out" if not history else ""
         options += f", each action number one of {bins} values (sampled)" if bins else ""
-        model = f"2x{hidden} MLP{options}" if algo == "bc" else "d3rlpy's default networks"
+        if algo != "bc":
+            changed = ", ".join(f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}"
+                                for key, value in changed_settings(algo, domain, config).items())
+            changed = f" ({changed}; other settings d3rlpy's defaults)" if changed else ""
+        model = f"2x{hidden} MLP{options}" if algo == "bc" else f"d3rlpy's default networks{changed}"
         scale = read_card(f"imaginebench/{domain}-train-real-v0").scale
         policy = " (actions sampled from its softmax)" if algo == "bc" and get_domain(domain).discrete else ""
         paths = write_results(results, out, note=f"{algo}: {steps:,} steps of 256, {model}{policy} on "

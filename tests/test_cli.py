@@ -341,3 +341,12 @@ def test_build_says_whether_the_checksum_equals_the_committed_cards(minari_root,
     committed.write_text(committed.read_text().replace('"checksum": "', '"checksum": "0'))
     changed = CliRunner().invoke(app, ["build", HARD, *options], env={"COLUMNS": "250"})
     assert changed.exit_code == 0 and changed.output.rstrip().splitlines()[-2].rstrip(" │").endswith("no")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--algo", "cql", "--d3rlpy", "learning_rate"], "a d3rlpy setting is KEY=VALUE"),
+    (["--d3rlpy", "learning_rate=3e-4"], "--d3rlpy sets d3rlpy's algorithms"),
+])
+def test_a_malformed_d3rlpy_setting_is_one_line_before_any_training(minari_root, args, message):
+    result = CliRunner().invoke(app, ["evaluate", "--domain", "clevr", *args])
+    assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output

@@ -12,7 +12,7 @@ d3rlpy = pytest.importorskip("d3rlpy")
 from imaginebench_data import make_env  # noqa: E402
 from imaginebench_data.adapters.d3rlpy import to_d3rlpy  # noqa: E402
 from imaginebench_data.baselines.compare import compare, write_results  # noqa: E402
-from imaginebench_data.baselines.offline import OfflineSettings, mix, train_offline  # noqa: E402
+from imaginebench_data.baselines.offline import OfflineSettings, mix, parse_config, train_offline  # noqa: E402
 from imaginebench_data.pipeline.build import build  # noqa: E402
 
 TRAIN = "imaginebench/clevr-train-real-v0"
@@ -54,6 +54,25 @@ def test_discrete_cql_policy_sees_the_adapter_rows(clevr_sets):
         np.testing.assert_array_equal(policy.features(obs), rows[t:t + 1])
         action = policy(obs)
         assert isinstance(action, int) and action == int(policy.act(rows[t:t + 1])[0])
+
+
+def test_d3rlpy_settings_replace_its_defaults(clevr_sets):
+    """--d3rlpy KEY=VALUE reaches the algorithm d3rlpy trains, and only the fields named change."""
+    config = parse_config(["target_update_interval=10", "learning_rate=3e-4"])
+    assert config == {"target_update_interval": 10, "learning_rate": 0.0003}
+    settings = OfflineSettings(steps=30, batch_size=32, config=config)
+    policy, _ = train_offline("cql", {TRAIN: 1.0}, settings, encoder=TextIds())
+    trained = policy.act.__self__.config
+    assert (trained.target_update_interval, trained.learning_rate) == (10, 0.0003)
+    assert (trained.alpha, trained.batch_size) == (d3rlpy.algos.DiscreteCQLConfig().alpha, 32)
+    small = OfflineSettings(steps=30, batch_size=32)
+    default = train_offline("cql", {TRAIN: 1.0}, small, encoder=TextIds())[0].act.__self__.config
+    # the package's defaults: d3rlpy's (6.25e-5, 8,000) never sync in a 5,000-step run
+    assert (default.learning_rate, default.target_update_interval) == (0.001, 500)
+    unknown = "DiscreteCQLConfig has no field target_interval; its fields: .*target_update_interval"
+    with pytest.raises(ValueError, match=unknown):
+        train_offline("cql", {TRAIN: 1.0}, OfflineSettings(steps=5, config={"target_interval": 10}),
+                      encoder=TextIds())
 
 
 def test_td3_plus_bc_needs_continuous_actions(clevr_sets):

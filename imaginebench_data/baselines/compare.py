@@ -71,30 +71,34 @@ def eval_episodes(domain: str, level: str) -> int:
 
 
 def train_policy(algo: str, datasets: dict[str, float], steps: int, seed: int, encoder: str,
-                 samplers: dict, bc: dict | None = None) -> tuple:
+                 samplers: dict, options: dict | None = None) -> tuple:
     """``algo`` trained for ``steps`` steps on ``datasets``: (policy, losses). ``samplers``
     caches BC's samplers across seeds (their instruction embeddings are computed once);
-    ``bc``: other ``BCSettings`` fields (e.g. hidden, dropout)."""
+    ``options``: the algorithm's other settings, ``BCSettings`` fields for bc (e.g. hidden,
+    dropout), d3rlpy config fields otherwise (e.g. learning_rate)."""
     if algo != "bc":
-        return train_offline(algo, datasets, OfflineSettings(steps=steps, seed=seed), encoder=encoder)
+        settings = OfflineSettings(steps=steps, seed=seed, config=dict(options or {}))
+        return train_offline(algo, datasets, settings, encoder=encoder)
     key = tuple(datasets.items())
     if key not in samplers:
         samplers[key] = Sampler({load(i): r for i, r in datasets.items()}, encoder=encoder)
-    return train_bc(samplers[key], BCSettings(steps=steps, seed=seed, **(bc or {})))
+    return train_bc(samplers[key], BCSettings(steps=steps, seed=seed, **(options or {})))
 
 
 def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGIMES, seeds: int = 3,
             steps: int = 5000, encoder: str = "minilm", progress: bool = True,
-            bc: dict | None = None, workers: int = 1) -> pd.DataFrame:
-    """One row per (level, regime, seed): success rate, evaluation episodes, seconds. ``bc``:
-    BC's other settings (``BCSettings`` fields, e.g. ``{"hidden": 512, "dropout": 0.2}``);
+            options: dict | None = None, workers: int = 1) -> pd.DataFrame:
+    """One row per (level, regime, seed): success rate, evaluation episodes, seconds.
+    ``options``: the algorithm's other settings (``BCSettings`` fields for bc, e.g.
+    ``{"hidden": 512, "dropout": 0.2}``; d3rlpy config fields for cql and td3+bc, e.g.
+    ``{"target_update_interval": 500}``);
     ``workers``: processes running the runs (the same rows whatever the number)."""
     if algo not in ALGOS:
         raise ValueError(f"unknown algorithm {algo!r}; expected one of {', '.join(ALGOS)}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     built = set(local_ids())
-    runs = [(domain, algo, level, regime, seed, steps, encoder, bc)
+    runs = [(domain, algo, level, regime, seed, steps, encoder, options)
             for level in levels for regime in regimes for seed in range(seeds)
             if not (level == "train" and regime != "real")
             and set(regime_datasets(domain, level, regime)) <= built]
@@ -125,11 +129,11 @@ _SAMPLERS: dict = {}  # a worker process's samplers, kept across the runs it is 
 
 
 def run_one(domain: str, algo: str, level: str, regime: str, seed: int, steps: int, encoder,
-            bc: dict | None, samplers: dict | None = None) -> dict:
+            options: dict | None, samplers: dict | None = None) -> dict:
     """Train ``algo`` on one (level, regime) with ``seed`` and evaluate it: the result's row."""
     started = time.perf_counter()
     policy, losses = train_policy(algo, regime_datasets(domain, level, regime), steps, seed, encoder,
-                                  _SAMPLERS if samplers is None else samplers, bc)
+                                  _SAMPLERS if samplers is None else samplers, options)
     result = evaluate(policy, domain, level, episodes=eval_episodes(domain, level), seed=1000 + seed,
                       progress=False)
     return {"domain": domain, "algo": algo, "level": level, "regime": regime, "seed": seed,
