@@ -89,12 +89,16 @@ def import_d3rlpy():
     return d3rlpy
 
 
-def algorithm_config(algo: str, domain: str):
-    """The d3rlpy config class of ``algo`` for ``domain``'s action space, or a clear error."""
+def config_name(algo: str, domain: str) -> str | None:
+    """The name of ``algo``'s d3rlpy config class for ``domain``'s action space (None: it has none)."""
     if algo not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algo!r}; expected bc or one of {', '.join(ALGORITHMS)}")
-    discrete = get_domain(domain).discrete
-    name = ALGORITHMS[algo][0 if discrete else 1]
+    return ALGORITHMS[algo][0 if get_domain(domain).discrete else 1]
+
+
+def algorithm_config(algo: str, domain: str):
+    """The d3rlpy config class of ``algo`` for ``domain``'s action space, or a clear error."""
+    name, discrete = config_name(algo, domain), get_domain(domain).discrete
     if name is None:
         raise ValueError(f"{algo} needs continuous actions; {domain} has {get_domain(domain).action_space}")
     return getattr(import_d3rlpy().algos, name), discrete
@@ -103,8 +107,7 @@ def algorithm_config(algo: str, domain: str):
 def changed_settings(algo: str, domain: str, config: dict) -> dict:
     """The settings of a run of ``algo`` on ``domain`` that are not d3rlpy's defaults: the
     package's ``DEFAULTS``, then ``config`` (for the results' notes)."""
-    name = ALGORITHMS[algo][0 if get_domain(domain).discrete else 1]
-    return {**DEFAULTS.get(name, {}), **config}
+    return {**DEFAULTS.get(config_name(algo, domain), {}), **config}
 
 
 def mix(datasets: list, ratios: list[float]):
