@@ -432,7 +432,8 @@ def evaluate_regimes(
                              "regression (MSE)."),
     d3rlpy: list[str] = typer.Option(None, "--d3rlpy", help="cql, td3+bc: KEY=VALUE, a field of "
                                      "d3rlpy's config replacing its default (repeatable), e.g. "
-                                     "--d3rlpy learning_rate=3e-4."),
+                                     "--d3rlpy learning_rate=3e-4; a dotted KEY sets a nested config's "
+                                     "field, e.g. --d3rlpy encoder_factory.dropout_rate=0.1."),
     levels: list[str] = typer.Option(None, "--level", help="Only this level (repeatable); default all."),
     out: Path = typer.Option(Path("results"), help="Folder for the result files."),
     workers: int = typer.Option(1, help="Processes running the (level, regime, seed) runs side by side; "

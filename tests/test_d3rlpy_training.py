@@ -5,6 +5,7 @@ import minari
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 from tiny import TextIds
 
 d3rlpy = pytest.importorskip("d3rlpy")
@@ -73,6 +74,25 @@ def test_d3rlpy_settings_replace_its_defaults(clevr_sets):
     with pytest.raises(ValueError, match=unknown):
         train_offline("cql", {TRAIN: 1.0}, OfflineSettings(steps=5, config={"target_interval": 10}),
                       encoder=TextIds())
+
+
+def test_a_dotted_setting_changes_one_field_of_a_nested_config(clevr_sets):
+    """encoder_factory.dropout_rate=0.25 reaches the trained network's dropout layers, and the
+    factory's other fields keep d3rlpy's values."""
+    settings = OfflineSettings(steps=5, batch_size=8, config={"encoder_factory.dropout_rate": 0.25})
+    algorithm = train_offline("cql", {TRAIN: 1.0}, settings, encoder=TextIds())[0].act.__self__
+    factory = algorithm.config.encoder_factory
+    default = d3rlpy.algos.DiscreteCQLConfig().encoder_factory
+    assert (factory.dropout_rate, factory.activation, factory.use_batch_norm) == (
+        0.25, default.activation, default.use_batch_norm)
+    rates = [m.p for m in algorithm.impl.q_function.modules() if isinstance(m, torch.nn.Dropout)]
+    assert rates and set(rates) == {0.25}
+    with pytest.raises(ValueError, match="DefaultEncoderFactory has no field encoder_factory.dropout; "
+                                         "its fields: activation, dropout_rate, use_batch_norm"):
+        train_offline("cql", {TRAIN: 1.0}, OfflineSettings(steps=5, config={"encoder_factory.dropout": 0.1}),
+                      encoder=TextIds())
+    with pytest.raises(ValueError, match="DiscreteCQLConfig.alpha is float, which has no fields to set"):
+        train_offline("cql", {TRAIN: 1.0}, OfflineSettings(steps=5, config={"alpha.x": 1}), encoder=TextIds())
 
 
 def test_td3_plus_bc_needs_continuous_actions(clevr_sets):

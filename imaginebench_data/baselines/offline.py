@@ -10,7 +10,7 @@ refuses, and runs unchanged on the gymnasium this package uses.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 
 import numpy as np
 
@@ -69,14 +69,34 @@ def _value(text: str):
 
 def make_config(config_class, settings: OfflineSettings, **fixed):
     """``config_class`` with ``fixed``, the batch size, the package's ``DEFAULTS`` and then
-    ``settings.config``; a field d3rlpy does not have is named with the ones it has."""
-    known = {f.name for f in fields(config_class)}
-    unknown = sorted(set(settings.config) - known)
+    ``settings.config``; a field d3rlpy does not have is named with the ones it has. A dotted
+    key sets a field of a nested config: ``encoder_factory.dropout_rate=0.1`` replaces the
+    dropout rate of the encoder factory and keeps its other fields."""
+    flat, nested = {}, {}
+    for key, value in settings.config.items():
+        head, dot, sub = key.partition(".")
+        if dot:
+            nested.setdefault(head, {})[sub] = value
+        else:
+            flat[key] = value
+    known = {f.name: f for f in fields(config_class)}
+    _check_fields(config_class, known, {*flat, *nested})
+    values = {"batch_size": settings.batch_size, **fixed, **DEFAULTS.get(config_class.__name__, {}), **flat}
+    for head, changes in nested.items():
+        base = values[head] if head in values else getattr(config_class(), head)
+        if not is_dataclass(base):
+            raise ValueError(f"{config_class.__name__}.{head} is {type(base).__name__}, which has no "
+                             f"fields to set; got {', '.join(f'{head}.{sub}' for sub in changes)}")
+        _check_fields(type(base), {f.name for f in fields(base)}, changes, prefix=f"{head}.")
+        values[head] = replace(base, **changes)
+    return config_class(**values)
+
+
+def _check_fields(config_class, known, names, prefix: str = "") -> None:
+    unknown = sorted(set(names) - set(known))
     if unknown:
-        raise ValueError(f"{config_class.__name__} has no field {', '.join(unknown)}; its fields: "
-                         f"{', '.join(sorted(known))}")
-    defaults = DEFAULTS.get(config_class.__name__, {})
-    return config_class(**{"batch_size": settings.batch_size, **fixed, **defaults, **settings.config})
+        raise ValueError(f"{config_class.__name__} has no field {', '.join(prefix + name for name in unknown)}; "
+                         f"its fields: {', '.join(sorted(known))}")
 
 
 def import_d3rlpy():
