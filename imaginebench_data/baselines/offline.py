@@ -79,24 +79,23 @@ def make_config(config_class, settings: OfflineSettings, **fixed):
             nested.setdefault(head, {})[sub] = value
         else:
             flat[key] = value
-    known = {f.name: f for f in fields(config_class)}
-    _check_fields(config_class, known, {*flat, *nested})
+    _check_fields(config_class, {*flat, *nested})
     values = {"batch_size": settings.batch_size, **fixed, **DEFAULTS.get(config_class.__name__, {}), **flat}
     for head, changes in nested.items():
         base = values[head] if head in values else getattr(config_class(), head)
         if not is_dataclass(base):
             raise ValueError(f"{config_class.__name__}.{head} is {type(base).__name__}, which has no "
                              f"fields to set; got {', '.join(f'{head}.{sub}' for sub in changes)}")
-        _check_fields(type(base), {f.name for f in fields(base)}, changes, prefix=f"{head}.")
+        _check_fields(type(base), changes, prefix=f"{head}.")
         values[head] = replace(base, **changes)
     return config_class(**values)
 
 
-def _check_fields(config_class, known, names, prefix: str = "") -> None:
-    unknown = sorted(set(names) - set(known))
+def _check_fields(config_class, names, prefix: str = "") -> None:
+    known = sorted(f.name for f in fields(config_class))
+    unknown = ", ".join(prefix + name for name in sorted(set(names) - set(known)))
     if unknown:
-        raise ValueError(f"{config_class.__name__} has no field {', '.join(prefix + name for name in unknown)}; "
-                         f"its fields: {', '.join(sorted(known))}")
+        raise ValueError(f"{config_class.__name__} has no field {unknown}; its fields: {', '.join(known)}")
 
 
 def import_d3rlpy():
