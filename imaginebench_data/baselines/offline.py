@@ -117,10 +117,10 @@ def config_name(algo: str, domain: str) -> str | None:
 
 def algorithm_config(algo: str, domain: str):
     """The d3rlpy config class of ``algo`` for ``domain``'s action space, or a clear error."""
-    name, discrete = config_name(algo, domain), get_domain(domain).discrete
+    name, spec = config_name(algo, domain), get_domain(domain)
     if name is None:
-        raise ValueError(f"{algo} needs continuous actions; {domain} has {get_domain(domain).action_space}")
-    return getattr(import_d3rlpy().algos, name), discrete
+        raise ValueError(f"{algo} needs continuous actions; {domain} has {spec.action_space}")
+    return getattr(import_d3rlpy().algos, name), spec.discrete
 
 
 def changed_settings(algo: str, domain: str, config: dict) -> dict:
