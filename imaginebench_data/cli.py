@@ -433,7 +433,9 @@ def evaluate_regimes(
     d3rlpy: list[str] = typer.Option(None, "--d3rlpy", help="cql, td3+bc: KEY=VALUE, a field of "
                                      "d3rlpy's config replacing its default (repeatable), e.g. "
                                      "--d3rlpy learning_rate=3e-4; a dotted KEY sets a nested config's "
-                                     "field, e.g. --d3rlpy encoder_factory.dropout_rate=0.1."),
+                                     "field, e.g. --d3rlpy encoder_factory.dropout_rate=0.1; a name "
+                                     "picks d3rlpy's registered config (encoder_factory=vector, then "
+                                     "encoder_factory.hidden_units=512,512)."),
     levels: list[str] = typer.Option(None, "--level", help="Only this level (repeatable); default all."),
     out: Path = typer.Option(Path("results"), help="Folder for the result files."),
     workers: int = typer.Option(1, help="Processes running the (level, regime, seed) runs side by side; "
@@ -486,7 +488,7 @@ def evaluate_regimes(
             changed = ", ".join(f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}"
                                 for key, value in changed_settings(algo, domain, config).items())
             changed = f" ({changed}; other settings d3rlpy's defaults)" if changed else ""
-        model = f"2x{hidden} MLP{options}" if algo == "bc" else f"d3rlpy's default networks{changed}"
+        model = f"2x{hidden} MLP{options}" if algo == "bc" else f"d3rlpy's networks{changed}"
         scale = read_card(f"imaginebench/{domain}-train-real-v0").scale
         policy = " (actions sampled from its softmax)" if algo == "bc" and get_domain(domain).discrete else ""
         paths = write_results(results, out, note=f"{algo}: {steps:,} steps of 256, {model}{policy} on "

@@ -95,6 +95,25 @@ def test_a_dotted_setting_changes_one_field_of_a_nested_config(clevr_sets):
         train_offline("cql", {TRAIN: 1.0}, OfflineSettings(steps=5, config={"alpha.x": 1}), encoder=TextIds())
 
 
+def test_a_named_config_swaps_a_nested_configs_type(clevr_sets):
+    """encoder_factory=vector makes the Q-network d3rlpy's vector encoder, whose listed hidden
+    units and dropout then reach the trained layers; a name d3rlpy has not registered is refused."""
+    config = parse_config(["encoder_factory=vector", "encoder_factory.hidden_units=24,40",
+                           "encoder_factory.dropout_rate=0.3"])
+    assert config["encoder_factory.hidden_units"] == [24, 40]
+    settings = OfflineSettings(steps=5, batch_size=8, config=config)
+    algorithm = train_offline("cql", {TRAIN: 1.0}, settings, encoder=TextIds())[0].act.__self__
+    factory = algorithm.config.encoder_factory
+    assert isinstance(factory, d3rlpy.models.VectorEncoderFactory) and factory.hidden_units == [24, 40]
+    modules = list(algorithm.impl.q_function.modules())
+    assert [m.out_features for m in modules if isinstance(m, torch.nn.Linear)][:2] == [24, 40]
+    assert {m.p for m in modules if isinstance(m, torch.nn.Dropout)} == {0.3}
+    with pytest.raises(ValueError, match="DiscreteCQLConfig.encoder_factory is one of d3rlpy's "
+                                         "default, pixel, simba, vector; got 'vectr'"):
+        train_offline("cql", {TRAIN: 1.0}, OfflineSettings(steps=5, config={"encoder_factory": "vectr"}),
+                      encoder=TextIds())
+
+
 def test_td3_plus_bc_needs_continuous_actions(clevr_sets):
     with pytest.raises(ValueError, match="td3\\+bc needs continuous actions; clevr has Discrete"):
         train_offline("td3+bc", {TRAIN: 1.0}, OfflineSettings(steps=5), encoder=TextIds())

@@ -46,7 +46,8 @@ class OfflineSettings:
 def parse_config(pairs: list[str]) -> dict:
     """``["learning_rate=3e-4", "target_update_interval=500"]`` -> ``{"learning_rate": 0.0003,
     "target_update_interval": 500}``, for ``OfflineSettings.config``: each value an int, a
-    float, true / false, or else the string as written."""
+    float, true / false, a list of those when commas part them (``hidden_units=512,512``), or
+    else the string as written."""
     config = {}
     for pair in pairs:
         key, sep, text = pair.partition("=")
@@ -57,6 +58,8 @@ def parse_config(pairs: list[str]) -> dict:
 
 
 def _value(text: str):
+    if "," in text:
+        return [_value(part) for part in text.split(",")]
     if text.lower() in ("true", "false"):
         return text.lower() == "true"
     for kind in (int, float):
@@ -71,7 +74,9 @@ def make_config(config_class, settings: OfflineSettings, **fixed):
     """``config_class`` with ``fixed``, the batch size, the package's ``DEFAULTS`` and then
     ``settings.config``; a field d3rlpy does not have is named with the ones it has. A dotted
     key sets a field of a nested config: ``encoder_factory.dropout_rate=0.1`` replaces the
-    dropout rate of the encoder factory and keeps its other fields."""
+    dropout rate of the encoder factory and keeps its other fields. A nested config named by a
+    string is d3rlpy's registered one of that name, with its defaults:
+    ``encoder_factory=vector`` (then ``encoder_factory.hidden_units=512,512``)."""
     flat, nested = {}, {}
     for key, value in settings.config.items():
         head, dot, sub = key.partition(".")
@@ -80,6 +85,8 @@ def make_config(config_class, settings: OfflineSettings, **fixed):
         else:
             flat[key] = value
     _check_fields(config_class, {*flat, *nested})
+    flat = {key: _named_config(config_class, key, value) if isinstance(value, str) else value
+            for key, value in flat.items()}
     values = {"batch_size": settings.batch_size, **fixed, **DEFAULTS.get(config_class.__name__, {}), **flat}
     for head, changes in nested.items():
         base = values[head] if head in values else getattr(config_class(), head)
@@ -89,6 +96,23 @@ def make_config(config_class, settings: OfflineSettings, **fixed):
         _check_fields(type(base), changes, prefix=f"{head}.")
         values[head] = replace(base, **changes)
     return config_class(**values)
+
+
+def _named_config(config_class, name: str, kind: str):
+    """d3rlpy's config registered as ``kind`` for the field ``name`` (``encoder_factory`` and
+    ``vector`` -> ``VectorEncoderFactory()``); ``kind`` itself where the field takes no
+    registered config."""
+    from d3rlpy.serializable_config import CONFIG_STORAGE
+
+    metadata = next(f for f in fields(config_class) if f.name == name).metadata
+    decoder = metadata.get("dataclasses_json", {}).get("decoder")
+    registry = next((r.config_list for r in CONFIG_STORAGE.values() if r.decoder is decoder), None)
+    if registry is None:
+        return kind
+    if kind not in registry:
+        raise ValueError(f"{config_class.__name__}.{name} is one of d3rlpy's {', '.join(sorted(registry))}; "
+                         f"got {kind!r}")
+    return registry[kind]()
 
 
 def _check_fields(config_class, names, prefix: str = "") -> None:
