@@ -133,6 +133,26 @@ def test_continuous_algorithms_act_in_the_metaworld_env(minari_root, tmp_path, a
     assert np.all(np.isfinite(obs["state"]))
 
 
+def test_a_named_action_scaler_is_fitted_on_the_training_set(minari_root, tmp_path):
+    """--d3rlpy action_scaler=min_max in a 1:1 mix: fitted on the first (training) dataset's
+    actions alone, as the states' scaler is, and the policy's actions stay within that range."""
+    train, easy = "imaginebench/metaworld-train-real-v0", "imaginebench/metaworld-easy-real-v0"
+    for dataset_id in (train, easy):
+        build(dataset_id, episodes=2, workers=1, cards_dir=tmp_path / "cards", progress=False)
+    settings = OfflineSettings(steps=20, batch_size=16, config={"action_scaler": "min_max"})
+    policy, _ = train_offline("td3+bc", {train: 0.5, easy: 0.5}, settings, encoder=TextIds())
+    scaler = policy.act.__self__.config.action_scaler
+    actions, other = (np.concatenate([e.actions for e in minari.load_dataset(d).iterate_episodes()])
+                      for d in (train, easy))
+    both = np.concatenate([actions, other])
+    assert not np.allclose(both.min(0), actions.min(0)) or not np.allclose(both.max(0), actions.max(0))
+    np.testing.assert_allclose(scaler.minimum, actions.min(0), rtol=1e-6)
+    np.testing.assert_allclose(scaler.maximum, actions.max(0), rtol=1e-6)
+    rows = to_d3rlpy(train, encoder=TextIds()).episodes[0].observations
+    predicted = policy.act(rows + np.random.default_rng(0).normal(0, 5, rows.shape).astype(np.float32))
+    assert np.all(predicted >= actions.min(0) - 1e-5) and np.all(predicted <= actions.max(0) + 1e-5)
+
+
 def test_the_comparison_runs_cql_per_regime(clevr_sets, tmp_path):
     results = compare("clevr", algo="cql", levels=("easy",), regimes=("real", "oracle"), seeds=1, steps=20,
                       encoder=TextIds(), progress=False)
