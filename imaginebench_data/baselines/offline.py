@@ -185,8 +185,6 @@ def train_offline(algo: str, datasets: dict[str, float], settings: OfflineSettin
     settings = settings or OfflineSettings()
     domain = load(next(iter(datasets))).card.domain
     config_class, discrete = algorithm_config(algo, domain)
-    from d3rlpy.algos.utility import build_scalers_with_transition_picker
-
     encoder = get_encoder(encoder)
     converted = [to_d3rlpy(load(dataset_id), encoder=encoder) for dataset_id in datasets]
     buffer = mix(converted, list(datasets.values()))
@@ -198,7 +196,7 @@ def train_offline(algo: str, datasets: dict[str, float], settings: OfflineSettin
     # built from the first dataset: d3rlpy's fitter would sample one transition of the mixed
     # buffer to size the networks, which MixedReplayBuffer does not support; a scaler named in
     # the settings (--d3rlpy action_scaler=min_max) is fitted on it too, as the states' is
-    build_scalers_with_transition_picker(algorithm, converted[0])
+    d3rlpy.algos.utility.build_scalers_with_transition_picker(algorithm, converted[0])
     algorithm.build_with_dataset(converted[0])
     losses = []
     per_epoch = min(100, settings.steps)
