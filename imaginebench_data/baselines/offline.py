@@ -189,6 +189,7 @@ def train_offline(algo: str, datasets: dict[str, float], settings: OfflineSettin
     converted = [to_d3rlpy(load(dataset_id), encoder=encoder) for dataset_id in datasets]
     buffer = mix(converted, list(datasets.values()))
     observations = np.concatenate([episode.observations for episode in converted[0].episodes])
+    # d3rlpy's scaler adds its own eps (1e-3) to this: it divides by the spread + 2e-3
     scaler = d3rlpy.preprocessing.StandardObservationScaler(
         mean=observations.mean(0), std=observations.std(0) + 1e-3)
     d3rlpy.seed(settings.seed)
