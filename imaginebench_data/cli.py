@@ -357,7 +357,9 @@ def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to g
 
 
 @app.command(epilog=_examples("imaginebench ground",
-                               "imaginebench ground imaginebench/babyai-train-real-v0 --epochs 40"))
+                               "imaginebench ground imaginebench/babyai-train-real-v0 --epochs 40",
+                               "imaginebench ground imaginebench/halfcheetah-train-real-v0 "
+                               "--dynamics-per-episode 64 --short-apart --hide-history"))
 def ground(
     dataset_id: str = typer.Argument("imaginebench/clevr-train-real-v0", help="Real dataset to ground on."),
     backbone: str = typer.Option("scratch", help="'scratch' or a local Hugging Face model directory."),
@@ -370,6 +372,11 @@ def ground(
                                     "full fine-tuning)."),
     numerics: str = typer.Option("recipe", help="CPU kernels: recipe (what the domain's imagined recipes "
                                  "say), portable or native (see `imaginebench build --help`)."),
+    dynamics_per_episode: int = typer.Option(2, help="Dynamics-task sequences per episode and epoch."),
+    short_apart: bool = typer.Option(False, help="Batch the short (dynamics) sequences apart from the "
+                                     "long ones: many dynamics samples then cost little."),
+    hide_history: bool = typer.Option(False, help="The model sees the domain's history columns as their "
+                                      "mean (HalfCheetah's counters)."),
 ) -> None:
     """Ground a language model on a real dataset (or reuse the checkpoint); print its evidence.
 
@@ -383,7 +390,9 @@ def ground(
 
     trained_on = DatasetId.parse(dataset_id)
     _choose_numerics(numerics, [r for r in load_recipes().values() if r.train_from == trained_on])
-    settings = TrainSettings(epochs=epochs, precision=precision, batch_size=batch_size, lr=lr)
+    settings = TrainSettings(epochs=epochs, precision=precision, batch_size=batch_size, lr=lr,
+                             dynamics_per_episode=dynamics_per_episode, short_apart=short_apart,
+                             hide_history=hide_history)
     path = ensure_checkpoint(dataset_id, backbone=backbone, lora=lora, settings=settings)
     if not is_main_process():  # under `accelerate launch`: the main process reports
         return

@@ -1,5 +1,6 @@
 """Grounding on a tiny real dataset: the scratch GPT-2 (with MiniLM) and a Llama saved by path (LoRA)."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -9,6 +10,7 @@ from imagine_helpers import CLEVR
 from tiny import built_root
 from transformers import LlamaConfig, LlamaForCausalLM
 
+from imaginebench_data.imagine import train
 from imaginebench_data.imagine.checkpoint import checkpoint_hash, load_checkpoint, training_info
 from imaginebench_data.imagine.data import read_episodes, split
 from imaginebench_data.imagine.evidence import predict_next_states
@@ -96,3 +98,19 @@ def test_llama_backbone_by_path(in_real, tmp_path, lora):
         np.testing.assert_array_equal(a.actions, b.actions)
         np.testing.assert_allclose(a.states, b.states, atol=1e-4)
     assert json.loads((tmp_path / "ckpt" / "config.json").read_text())["lora"] == lora
+
+
+def test_levers_reach_the_grounded_model(in_real, tmp_path, monkeypatch):
+    with_history = dataclasses.replace(CLEVR, history_columns=(0, 1))
+    monkeypatch.setattr(train, "get_domain", lambda name: with_history)
+    settings = TrainSettings(epochs=1, batch_size=16, dynamics_per_episode=4, hide_history=True,
+                             short_apart=True)
+    train_grounding(TRAIN, tmp_path / "ckpt", settings=settings, progress=False)
+    model = load_checkpoint(tmp_path / "ckpt")
+    assert model.config.hidden_columns == [0, 1]
+    info = training_info(tmp_path / "ckpt")
+    assert info["settings"]["short_apart"] and info["sequences"] == 27 * (2 + 4)
+    states = torch.zeros(2, 10)
+    moved = states.clone()
+    moved[:, :2] = 3.0
+    assert torch.equal(model.embed_states(states), model.embed_states(moved))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +54,7 @@ def checkpoint_dir(train_dataset: str, backbone: str, lora: int, sentence_encode
     precision = resolve_precision(settings.precision, device, lora)
     key = json.dumps({"checksum": read_card(train_dataset).checksum, "backbone": str(backbone), "lora": lora,
                       "sentence_encoder": sentence_encoder,
-                      "settings": {**asdict(settings), "precision": precision.mode},
+                      "settings": {**settings.key(), "precision": precision.mode},
                       "weights": str(precision.weights), "device": torch.device(device).type,
                       **({"numerics": numerics} if numerics != "native" else {})}, sort_keys=True)
     name = "gpt2-scratch" if backbone == SCRATCH else Path(backbone).name

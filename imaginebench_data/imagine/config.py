@@ -22,6 +22,9 @@ class GroundingConfig:
     - ``sentence_encoder``: ``"minilm"`` (a pretrained sentence embedding of the
       instruction enters at its own slot) or ``None``; ``sentence_dim`` its size.
     - ``lora``: LoRA rank on the backbone (0 = train every backbone weight).
+    - ``hidden_columns``: state columns the state adapter never sees (set to their mean): the
+      domain's ``history_columns``, bookkeeping of the episode rather than physics. Written to
+      config.json only when there are some, so other domains' checkpoint hashes stay.
     """
 
     domain: str
@@ -39,6 +42,7 @@ class GroundingConfig:
     scratch: dict[str, int] = field(default_factory=dict)  # GPT-2 sizes when backbone is scratch
     train_dataset: str = ""
     train_checksum: str = ""
+    hidden_columns: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.action_kind not in ("discrete", "continuous"):
@@ -53,7 +57,10 @@ class GroundingConfig:
         return "gpt2-scratch" if self.backbone == SCRATCH else Path(self.backbone).name
 
     def save(self, path: Path) -> None:
-        path.write_text(json.dumps(asdict(self), indent=1))
+        fields = asdict(self)
+        if not fields["hidden_columns"]:
+            del fields["hidden_columns"]
+        path.write_text(json.dumps(fields, indent=1))
 
     @classmethod
     def load(cls, path: Path) -> GroundingConfig:

@@ -75,7 +75,11 @@ class GroundedLM(nn.Module):
         return embeds
 
     def embed_states(self, states: torch.Tensor) -> torch.Tensor:
-        return self.state_in((states - self.state_mean) / self.state_std)
+        normalised = (states - self.state_mean) / self.state_std
+        if self.config.hidden_columns:  # seen as their mean
+            hidden = torch.tensor(self.config.hidden_columns, device=normalised.device)
+            normalised = normalised.index_fill(-1, hidden, 0.0)
+        return self.state_in(normalised)
 
     def embed_actions(self, actions: torch.Tensor) -> torch.Tensor:
         if self.config.action_kind == "discrete":

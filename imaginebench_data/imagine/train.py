@@ -39,11 +39,39 @@ class TrainSettings:
     dynamics_per_episode: int = 2
     seed: int = 0
     precision: str = "auto"
+    # Opt-in levers, measured on HalfCheetah (docs/experiments.md, "HalfCheetah's direction:
+    # three more probes"); off, the grounding is what it was, bit for bit:
+    hide_history: bool = False  # the state adapter sees the domain's history_columns as their mean
+    short_apart: bool = False  # sequences of at most SHORT positions batched apart from longer ones
 
     def learning_rate(self, backbone: str, lora: int) -> float:
         if self.lr is not None:
             return self.lr
         return 1e-3 if backbone == SCRATCH else (2e-4 if lora else 5e-5)
+
+    def key(self) -> dict:
+        """The settings that name a checkpoint (``checkpoints.checkpoint_dir``): every field, but
+        the opt-in levers only when on, so checkpoints grounded before they existed keep their
+        folder names."""
+        fields = asdict(self)
+        return {k: v for k, v in fields.items() if k not in OPT_IN or v != OPT_IN[k]}
+
+
+OPT_IN = {"hide_history": False, "short_apart": False}
+SHORT = 40  # positions: the dynamics task's sequences, and nothing of a rollout but its first steps
+
+
+def epoch_batches(lengths: list[int], order: np.ndarray, batch_size: int, short_apart: bool,
+                  rng: np.random.Generator) -> list[list[int]]:
+    """The epoch's batches (indices into its sequences) in ``order``. Each batch is padded to its
+    longest sequence, so with ``short_apart`` sequences of at most ``SHORT`` positions are
+    batched only with each other (cheap batches), and the batches are shuffled together."""
+    if not short_apart:
+        return [list(order[k : k + batch_size]) for k in range(0, len(order), batch_size)]
+    short = [int(i) for i in order if lengths[i] <= SHORT]
+    long = [int(i) for i in order if lengths[i] > SHORT]
+    batches = [group[k : k + batch_size] for group in (long, short) for k in range(0, len(group), batch_size)]
+    return [batches[k] for k in rng.permutation(len(batches))]
 
 
 def _size(parameter: torch.nn.Parameter) -> int:
@@ -125,7 +153,9 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
         action_kind="discrete" if discrete else "continuous",
         action_dim=int(domain.action_space.n) if discrete else int(domain.action_space.shape[0]),
         sentence_encoder=sentence_encoder, sentence_dim=sentences.dim, lora=lora,
-        train_dataset=dataset_id, train_checksum=checksum, **normalisation(train_eps))
+        train_dataset=dataset_id, train_checksum=checksum,
+        hidden_columns=list(domain.history_columns) if settings.hide_history else [],
+        **normalisation(train_eps))
     longest = max(t.horizon for level in LEVELS for t in domain.tasks(level))
     config.max_positions = max(config.max_positions, 2 * longest + 128)  # a whole rollout + prompt
     precision = resolve_precision(settings.precision, device, lora)
@@ -151,12 +181,14 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
     for epoch in range(settings.epochs):
         sequences = factory.epoch(train_eps, phrasings, rng, settings.dynamics_per_episode)
         order = rng.permutation(len(sequences))
+        batches = epoch_batches([len(seq) for seq in sequences], order, settings.batch_size,
+                                settings.short_apart, rng)
         # Epoch means accumulate on the device (float64, as Python floats would): no host
         # synchronisation per step; the losses are read once an epoch.
         sums = {key: torch.zeros((), dtype=torch.float64, device=device)
                 for key in ("state", "action", "text")}
-        for start in range(0, len(order), settings.batch_size):
-            batch = collate([sequences[i] for i in order[start : start + settings.batch_size]],
+        for indices in batches:
+            batch = collate([sequences[i] for i in indices],
                             tokenizer.pad_token_id, config.max_positions,
                             rng if model.jitter_positions else None, device)
             with precision.autocast(device):
