@@ -22,9 +22,10 @@ class GroundingConfig:
     - ``sentence_encoder``: ``"minilm"`` (a pretrained sentence embedding of the
       instruction enters at its own slot) or ``None``; ``sentence_dim`` its size.
     - ``lora``: LoRA rank on the backbone (0 = train every backbone weight).
-    - ``hidden_columns``: state columns the state adapter never sees (set to their mean): the
-      domain's ``history_columns``, bookkeeping of the episode rather than physics. Written to
-      config.json only when there are some, so other domains' checkpoint hashes stay.
+    - ``hidden_columns``: state columns the state adapter never sees (it sees their mean): the
+      domain's ``history_columns`` (bookkeeping of the episode, not physics) when grounded with
+      ``TrainSettings.hide_history``, else none. Written to config.json only when there are
+      some, so the hashes of checkpoints grounded before the field existed stay.
     """
 
     domain: str

@@ -42,7 +42,10 @@ class TrainSettings:
     # Opt-in levers, measured on HalfCheetah (docs/experiments.md, "HalfCheetah's direction:
     # three more probes"); off, the grounding is what it was, bit for bit:
     hide_history: bool = False  # the state adapter sees the domain's history_columns as their mean
-    short_apart: bool = False  # sequences of at most SHORT positions batched apart from longer ones
+    # sequences of at most SHORT positions batched apart from longer ones (the learning-rate
+    # schedule counts the batches as if mixed, up to one fewer per epoch: the few steps past
+    # its end get a learning rate of 0)
+    short_apart: bool = False
 
     def learning_rate(self, backbone: str, lora: int) -> float:
         if self.lr is not None:
@@ -58,7 +61,7 @@ class TrainSettings:
 
 
 OPT_IN = {"hide_history": False, "short_apart": False}
-SHORT = 40  # positions: the dynamics task's sequences, and nothing of a rollout but its first steps
+SHORT = 40  # positions: every dynamics-task sequence, and rollouts of a few steps only
 
 
 def epoch_batches(lengths: list[int], order: np.ndarray, batch_size: int, short_apart: bool,
