@@ -1,0 +1,95 @@
+"""Probe a HalfCheetah checkpoint: does its dynamics follow actions, and where do its rollouts go.
+
+1. the evidence's next-state error on the held-out transitions;
+2. 6 real episodes per run task, their actions fed through the dynamics prompt alone and
+   through the rollout context;
+3. the first 80 of the evidence's rephrase prompts: imagined rollouts (the generator), and
+   "hybrid" ones (the model's own actions, states from the dynamics prompt); both rollouts'
+   actions replayed in the simulator.
+
+It uses the generator's private pieces (``generate._Batch``, ``evidence._replay``): a probe, not API.
+"""
+
+import sys
+
+import numpy as np
+import torch
+
+from imaginebench_data.domains import get_domain
+from imaginebench_data.domains.halfcheetah.layout import X
+from imaginebench_data.imagine.checkpoint import load_checkpoint
+from imaginebench_data.imagine.data import read_episodes, split
+from imaginebench_data.imagine.evidence import (
+    EVIDENCE_SEED,
+    _replay,
+    next_state_evidence,
+    predict_next_states,
+)
+from imaginebench_data.imagine.generate import Prompt, _Batch, imagine
+from imaginebench_data.imagine.train import SentenceTable
+from imaginebench_data.pipeline.rollout import episode_start
+
+T = 99  # steps: the run tasks' time to the goal
+PROMPTS = 80
+domain = get_domain("halfcheetah")
+model = load_checkpoint(sys.argv[1])
+sentences = SentenceTable(model.config.sentence_encoder)
+episodes = read_episodes("imaginebench/halfcheetah-train-real-v0")[0]  # all: the probed ones
+held_out = split(episodes)[1]
+
+
+def fed_actions(prompts, actions, dynamics_prompt: bool) -> np.ndarray:
+    """(N, T+1, D) states from ``prompts``' starts, the action ``actions(t, hidden)`` (a tensor
+    of one per prompt) fed at each step; the next state from the dynamics prompt or from the
+    rollout context, projected as the generator projects it."""
+    batch = _Batch(model, prompts, sentences)
+    hidden = batch.first(True)
+    current = np.stack([p.start for p in prompts]).astype(np.float32)
+    states = [current]
+    for t in range(T):
+        action = actions(t, hidden)
+        hidden = batch.append(model.embed_actions(action), True)
+        if dynamics_prompt:
+            raw = predict_next_states(model, domain, current, action.numpy())
+        else:
+            raw = model.next_state(hidden, torch.from_numpy(current)).numpy()
+        current = np.asarray(domain.decode_state(current, raw), np.float32)
+        hidden = batch.append(model.embed_states(torch.from_numpy(current)), True)
+        states.append(current)
+    return np.stack(states, 1)
+
+
+with torch.no_grad():
+    print(next_state_evidence(model, domain, held_out), flush=True)
+    for task_id in ("run-forward", "run-backward"):
+        task = domain.task("train", task_id)
+        chosen = [e for e in episodes if e.task_id == task_id and len(e.actions) >= T][:6]
+        prompts = [Prompt(task, task.phrasings[0], e.states[0]) for e in chosen]
+        real = torch.from_numpy(np.stack([e.actions[:T] for e in chosen], 1).astype(np.float32))  # (T, 6, 6)
+        markov, context = (fed_actions(prompts, lambda t, hidden, real=real: real[t], markov)[:, T, X]
+                           for markov in (True, False))
+        print(f"{task_id}: real x {np.round([e.states[T, X] for e in chosen], 1)}\n  dynamics prompt "
+              f"{np.round(markov, 1)}\n  rollout context {np.round(context, 1)}", flush=True)
+
+    sim = domain.simulator()
+    starts = [episode_start(domain, "rephrase", i, EVIDENCE_SEED, sim) for i in range(PROMPTS)]
+    prompts = [Prompt(s.task, s.instruction, s.state) for s in starts]
+    imagined = list(imagine(model, prompts, sentences, decode=domain.decode_state))
+    own = []  # the hybrid rollouts' actions, step by step
+
+    def own_actions(t, hidden):
+        own.append(model.choose_action(hidden))
+        return own[-1]
+
+    hybrid = fed_actions(prompts, own_actions, True)
+    own = np.stack([a.numpy() for a in own], 1)  # (N, T, 6)
+
+for task_id in ("run-forward", "run-backward", "jump-forward", "jump-backward"):
+    rows = [i for i, s in enumerate(starts) if s.task.id == task_id]
+    success = np.mean([imagined[i].success for i in rows])
+    x = np.mean([imagined[i].states[min(T, len(imagined[i].states) - 1), X] for i in rows])
+    replayed = np.mean([_replay(domain, sim, i, imagined[i].actions) for i in rows])
+    replayed_hybrid = np.mean([_replay(domain, sim, i, own[i]) for i in rows])
+    print(f"{task_id}: imagined success {success:.0%} of {len(rows)}, x at {T} {x:.1f}; hybrid x at {T} "
+          f"{np.mean(hybrid[rows, T, X]):.1f}; actions replayed in the simulator: imagined {replayed:.0%}, "
+          f"hybrid {replayed_hybrid:.0%}", flush=True)
