@@ -377,6 +377,8 @@ def ground(
                                      "long ones: many dynamics samples then cost little."),
     hide_history: bool = typer.Option(False, help="The model sees the domain's history columns as their "
                                       "mean (HalfCheetah's counters)."),
+    action_bins: int = typer.Option(0, help="Continuous actions: the action head predicts each action "
+                                     "number as one of this many values (0: regression)."),
 ) -> None:
     """Ground a language model on a real dataset (or reuse the checkpoint); print its evidence.
 
@@ -392,7 +394,7 @@ def ground(
     _choose_numerics(numerics, [r for r in load_recipes().values() if r.train_from == trained_on])
     settings = TrainSettings(epochs=epochs, precision=precision, batch_size=batch_size, lr=lr,
                              dynamics_per_episode=dynamics_per_episode, short_apart=short_apart,
-                             hide_history=hide_history)
+                             hide_history=hide_history, action_bins=action_bins)
     path = ensure_checkpoint(dataset_id, backbone=backbone, lora=lora, settings=settings)
     if not is_main_process():  # under `accelerate launch`: the main process reports
         return

@@ -228,9 +228,10 @@ def test_bc_without_history_does_not_see_the_history_columns(cheetah_set):
 def test_bc_with_action_bins_acts_on_the_bins_and_learns_them(cheetah_set, train_set):
     import torch
 
-    from imaginebench_data.baselines.bc import ActionBins
+    from imaginebench_data.core.action_bins import ActionBins
 
-    bins = ActionBins(ib.get_domain("halfcheetah").action_space, 5)  # -1, -0.5, 0, 0.5, 1
+    space = ib.get_domain("halfcheetah").action_space
+    bins = ActionBins(space.low, space.high, 5)  # -1, -0.5, 0, 0.5, 1
     actions = torch.tensor([[-1.0, -0.74, -0.24, 0.0, 0.3, 1.0]])
     assert bins.index(actions).tolist() == [[0, 1, 2, 2, 3, 4]]  # the nearest value
     sampler = ib.Sampler({cheetah_set: 1.0}, encoder=None)

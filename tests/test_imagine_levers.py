@@ -1,12 +1,17 @@
-"""Grounding's opt-in levers: state columns the model never sees, short sequences batched apart."""
+"""Grounding's opt-in levers: state columns the model never sees, short sequences batched apart,
+continuous actions predicted as bins."""
 
 import json
 
 import numpy as np
+import pytest
 import torch
-from imagine_helpers import tiny_config, tiny_model
+from imagine_helpers import CLEVR, tiny_config, tiny_model
 
+from imaginebench_data.imagine.backbone import slot_token_id
 from imaginebench_data.imagine.config import GroundingConfig
+from imaginebench_data.imagine.data import SequenceFactory, collate
+from imaginebench_data.imagine.sequences import rollout_sequence
 from imaginebench_data.imagine.train import SHORT, TrainSettings, epoch_batches
 
 
@@ -58,3 +63,52 @@ def test_short_apart_batches_short_and_long_sequences_apart():
         short = [lengths[i] <= SHORT for i in batch]
         assert all(short) or not any(short)
     assert sum(1 for b in batches if lengths[b[0]] <= SHORT) == 2  # 6 short in batches of 3
+
+
+BINNED = {"action_kind": "continuous", "action_dim": 3, "action_bins": 5, "action_low": [-1.0] * 3,
+          "action_high": [1.0] * 3}  # values -1, -0.5, 0, 0.5, 1
+
+
+def test_config_file_names_action_bins_only_where_set(tmp_path):
+    tiny_config().save(tmp_path / "plain.json")
+    written = json.loads((tmp_path / "plain.json").read_text())
+    assert not {"action_bins", "action_low", "action_high"} & set(written)
+    tiny_config(**BINNED).save(tmp_path / "binned.json")
+    loaded = GroundingConfig.load(tmp_path / "binned.json")
+    assert (loaded.action_bins, loaded.action_low, loaded.action_high) == (5, [-1.0] * 3, [1.0] * 3)
+    with pytest.raises(ValueError, match="continuous actions; this config's are discrete"):
+        tiny_config(action_bins=5, action_low=[-1.0] * 40, action_high=[1.0] * 40)
+    with pytest.raises(ValueError, match="action_dim = 3 values each, got 2 and 3"):
+        tiny_config(**{**BINNED, "action_low": [-1.0] * 2})
+    assert TrainSettings(action_bins=21).key()["action_bins"] == 21
+
+
+def test_action_bins_head_learns_and_chooses_the_values_of_the_data():
+    model = tiny_model(**BINNED).train()
+    assert model.action_head.out_features == 3 * 5
+    assert not any(key.startswith("bins.") for key in model.state_dict())  # values not saved
+    rng = np.random.default_rng(0)
+    states = rng.normal(size=(7, 10)).astype(np.float32)
+    actions = rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0], size=(6, 3)).astype(np.float32)
+    text = CLEVR.tasks("train")[0].phrasings[0]
+    factory = SequenceFactory(model.tokenizer, slot_token_id(model.tokenizer), 10, (3,), np.float32,
+                              lambda _: None)
+    batch = collate([rollout_sequence(factory.builder(text), text, states, actions)],
+                    model.tokenizer.pad_token_id, model.config.max_positions, None)
+    optimiser = torch.optim.Adam(model.parameters(), lr=3e-3)
+    first = None
+    for _ in range(150):
+        loss = model.losses(batch)["action"]
+        first = float(loss.detach()) if first is None else first
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+    assert float(loss.detach()) < 0.1 * first
+    model.eval()
+    with torch.no_grad():
+        embeds = model.embed(batch["ids"], batch["kind"], batch["states"], batch["actions"], batch["sentence"])
+        hidden = model.run(embeds, batch["attention_mask"], batch["position_ids"])[0][batch["action_mask"]]
+        np.testing.assert_array_equal(model.choose_action(hidden).numpy(), actions)  # the argmax
+        drawn = [model.choose_action(hidden, torch.Generator().manual_seed(seed)).numpy() for seed in (4, 4)]
+    np.testing.assert_array_equal(drawn[0], drawn[1])  # seeded draws
+    assert set(np.unique(drawn[0])) <= {-1.0, -0.5, 0.0, 0.5, 1.0}

@@ -7,6 +7,9 @@
    "hybrid" ones (the model's own actions, states from the dynamics prompt); both rollouts'
    actions replayed in the simulator.
 
+With a second argument ``sample``, a checkpoint grounded with ``--action-bins`` draws each
+action number from its softmax (seed 0) instead of taking the most likely value.
+
 It uses the generator's private pieces (``generate._Batch``, ``evidence._replay``): a probe, not API.
 """
 
@@ -33,6 +36,7 @@ T = 99  # steps: the run tasks' time to the goal
 PROMPTS = 80
 domain = get_domain("halfcheetah")
 model = load_checkpoint(sys.argv[1])
+draws = torch.Generator().manual_seed(0) if sys.argv[2:] == ["sample"] else None
 sentences = SentenceTable(model.config.sentence_encoder)
 episodes = read_episodes("imaginebench/halfcheetah-train-real-v0")[0]  # all: the probed ones
 held_out = split(episodes)[1]
@@ -74,11 +78,11 @@ with torch.no_grad():
     sim = domain.simulator()
     starts = [episode_start(domain, "rephrase", i, EVIDENCE_SEED, sim) for i in range(PROMPTS)]
     prompts = [Prompt(s.task, s.instruction, s.state) for s in starts]
-    imagined = list(imagine(model, prompts, sentences, decode=domain.decode_state))
+    imagined = list(imagine(model, prompts, sentences, decode=domain.decode_state, draws=draws))
     own = []  # the hybrid rollouts' actions, step by step
 
     def own_actions(t, hidden):
-        own.append(model.choose_action(hidden))
+        own.append(model.choose_action(hidden, draws))
         return own[-1]
 
     hybrid = fed_actions(prompts, own_actions, True)

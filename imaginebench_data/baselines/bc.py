@@ -28,6 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from ..core.action_bins import ActionBins
 from ..domains import get_domain
 from ..loader.sampler import Sampler
 from .policy import ConditionedPolicy
@@ -95,35 +96,6 @@ def state_statistics(sampler: Sampler) -> tuple[np.ndarray, np.ndarray]:
     return mean.astype(np.float32), (np.sqrt(variance) + 1e-3).astype(np.float32)
 
 
-class ActionBins:
-    """Each number of a Box action as one of ``count`` evenly spaced values from its low to its
-    high: the network gives ``count`` logits per number."""
-
-    def __init__(self, space, count: int):
-        self.count = count
-        self.low = torch.as_tensor(space.low, dtype=torch.float32)
-        self.width = torch.as_tensor(space.high, dtype=torch.float32) - self.low
-        self.values = self.low[:, None] + self.width[:, None] * torch.linspace(0, 1, count)[None]  # (A, K)
-
-    def index(self, actions: torch.Tensor) -> torch.Tensor:
-        """(N, A) the nearest value's index of each number of ``actions``."""
-        position = (actions - self.low) / self.width * (self.count - 1)
-        return position.round().clamp(0, self.count - 1).long()
-
-    def loss(self, out: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
-        return nn.functional.cross_entropy(out.reshape(-1, self.count), self.index(actions).reshape(-1))
-
-    def act(self, out: torch.Tensor, draws: torch.Generator | None) -> torch.Tensor:
-        """(N, A) actions: each number drawn from its softmax with ``draws``, or the argmax."""
-        logits = out.reshape(len(out), -1, self.count)
-        if draws is None:
-            chosen = logits.argmax(-1)
-        else:
-            flat = torch.softmax(logits, -1).reshape(-1, self.count)
-            chosen = torch.multinomial(flat, 1, generator=draws).reshape(len(out), -1)
-        return torch.gather(self.values.expand(len(out), -1, -1), 2, chosen[..., None])[..., 0]
-
-
 def train_bc(sampler: Sampler, settings: BCSettings | None = None) -> tuple[ConditionedPolicy, list[float]]:
     """Train on ``sampler``'s batches; return the policy and the loss every 100 steps."""
     settings = settings or BCSettings()
@@ -134,7 +106,7 @@ def train_bc(sampler: Sampler, settings: BCSettings | None = None) -> tuple[Cond
     discrete = sampler.discrete
     if settings.bins and discrete:
         raise ValueError(f"bins applies to continuous actions; {domain.name}'s are discrete")
-    bins = ActionBins(space, settings.bins) if settings.bins else None
+    bins = ActionBins(space.low, space.high, settings.bins) if settings.bins else None
     n_out = int(space.n) if discrete else int(space.shape[0]) * (settings.bins or 1)
     embed_dim = 0 if sampler.embeddings is None else sampler.embeddings.shape[1]
     state_dim = sampler.datasets[0].observations.shape[1]

@@ -7,6 +7,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 SCRATCH = "scratch"  # the default backbone: a small GPT-2 trained from scratch here
+# fields added after checkpoints were committed: left out of config.json at their defaults, so
+# those checkpoints' hashes stay
+_WRITTEN_WHEN_SET = ("hidden_columns", "action_bins", "action_low", "action_high")
 
 
 @dataclass
@@ -26,6 +29,10 @@ class GroundingConfig:
       domain's ``history_columns`` (bookkeeping of the episode, not physics) when grounded with
       ``TrainSettings.hide_history``, else none. Written to config.json only when there are
       some, so the hashes of checkpoints grounded before the field existed stay.
+    - ``action_bins``: continuous actions only; > 0 gives the action head that many logits per
+      action number, over evenly spaced values from ``action_low`` to ``action_high``
+      (``core.action_bins``), instead of regressing the action. Like ``hidden_columns``,
+      written only when set.
     """
 
     domain: str
@@ -44,6 +51,9 @@ class GroundingConfig:
     train_dataset: str = ""
     train_checksum: str = ""
     hidden_columns: list[int] = field(default_factory=list)
+    action_bins: int = 0
+    action_low: list[float] = field(default_factory=list)
+    action_high: list[float] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.action_kind not in ("discrete", "continuous"):
@@ -52,6 +62,12 @@ class GroundingConfig:
             if len(getattr(self, name)) != self.state_dim:
                 raise ValueError(f"{name} has {len(getattr(self, name))} values, expected state_dim = "
                                  f"{self.state_dim}")
+        if self.action_bins:
+            if self.action_kind != "continuous":
+                raise ValueError(f"action_bins applies to continuous actions; this config's are {self.action_kind}")
+            if not len(self.action_low) == len(self.action_high) == self.action_dim:
+                raise ValueError(f"action_bins needs action_low and action_high of action_dim = {self.action_dim} "
+                                 f"values each, got {len(self.action_low)} and {len(self.action_high)}")
 
     @property
     def backbone_name(self) -> str:
@@ -59,8 +75,9 @@ class GroundingConfig:
 
     def save(self, path: Path) -> None:
         fields = asdict(self)
-        if not fields["hidden_columns"]:
-            del fields["hidden_columns"]
+        for name in _WRITTEN_WHEN_SET:
+            if not fields[name]:
+                del fields[name]
         path.write_text(json.dumps(fields, indent=1))
 
     @classmethod

@@ -115,9 +115,11 @@ def _succeeded(prompts: Sequence[Prompt], prev: np.ndarray, actions: np.ndarray,
 @pinned()
 def imagine_batch(model: GroundedLM, prompts: Sequence[Prompt],
                   sentence: Callable[[str], np.ndarray | None], cache: bool = True,
-                  decode: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> list[Rollout]:
+                  decode: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+                  draws: torch.Generator | None = None) -> list[Rollout]:
     """One rollout per prompt, generated together; ``decode`` maps each batch of predicted
-    states to dataset states (``Domain.decode_state``) before they are fed back."""
+    states to dataset states (``Domain.decode_state``) before they are fed back. ``draws``: a
+    model with action bins samples its actions with it (``GroundedLM.choose_action``)."""
     batch = _Batch(model, prompts, sentence)
     horizons = np.array([p.task.horizon for p in prompts])
     current = torch.from_numpy(np.stack([p.start for p in prompts]).astype(np.float32)).to(model.device)
@@ -128,7 +130,7 @@ def imagine_batch(model: GroundedLM, prompts: Sequence[Prompt],
     lengths = np.zeros(len(prompts), int)
     hidden = batch.first(cache)
     for t in range(int(horizons.max())):
-        action = model.choose_action(hidden)
+        action = model.choose_action(hidden, draws)
         hidden = batch.append(model.embed_actions(action), cache)
         current = model.next_state(hidden, current)
         raw.append(current.cpu().numpy())
@@ -167,7 +169,8 @@ def in_batches(prompts: Sequence[Prompt], batch: Callable[[Sequence[Prompt], int
 
 def imagine(model: GroundedLM, prompts: Sequence[Prompt], sentence: Callable[[str], np.ndarray | None], *,
             batch_size: int = 64, cache: bool = True, progress: bool = False, desc: str = "imagine",
-            decode: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None):
+            decode: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+            draws: torch.Generator | None = None):
     """Rollouts for ``prompts`` in order, ``batch_size`` at a time (a generator)."""
-    return in_batches(prompts, lambda chunk, _: imagine_batch(model, chunk, sentence, cache, decode),
+    return in_batches(prompts, lambda chunk, _: imagine_batch(model, chunk, sentence, cache, decode, draws),
                       batch_size=batch_size, progress=progress, desc=desc)

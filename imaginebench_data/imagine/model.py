@@ -5,7 +5,9 @@
 - ``sentence_in``: Linear(sentence_dim -> hidden) for the instruction's sentence embedding;
 - ``state_head``: Linear(hidden -> state_dim), the change from the base state in units of
   ``delta_std`` (regression);
-- ``action_head``: Linear(hidden -> n_actions) logits, or Linear(hidden -> A) regression.
+- ``action_head``: Linear(hidden -> n_actions) logits, or Linear(hidden -> A) regression, or
+  with ``config.action_bins`` = K, Linear(hidden -> A * K) logits over K values per action
+  number (``core.action_bins``).
 
 The adapters' outputs replace the token embeddings at slot positions (``Sequence.kind``).
 """
@@ -19,6 +21,7 @@ import torch.nn.functional as F
 from torch import nn
 from transformers.modeling_outputs import CausalLMOutputWithPast
 
+from ..core.action_bins import ActionBins
 from .config import SCRATCH, GroundingConfig
 from .sequences import ACTION, IGNORE, SENTENCE, STATE
 
@@ -42,7 +45,9 @@ class GroundedLM(nn.Module):
         else:
             self.action_in = nn.Linear(config.action_dim, hidden)
         self.state_head = nn.Linear(hidden, config.state_dim)
-        self.action_head = nn.Linear(hidden, config.action_dim)
+        self.bins = (ActionBins(config.action_low, config.action_high, config.action_bins)
+                     if config.action_bins else None)
+        self.action_head = nn.Linear(hidden, config.action_dim * (config.action_bins or 1))
         self.register_buffer("state_mean", torch.tensor(config.state_mean, dtype=torch.float32))
         self.register_buffer("state_std", torch.tensor(config.state_std, dtype=torch.float32))
         self.register_buffer("delta_std", torch.tensor(config.delta_std, dtype=torch.float32))
@@ -91,11 +96,15 @@ class GroundedLM(nn.Module):
         return base + self.state_head(hidden.float()) * self.delta_std
 
     def action_output(self, hidden: torch.Tensor) -> torch.Tensor:
-        """Logits (discrete) or the action itself (continuous)."""
+        """Logits (discrete, or continuous with bins) or the action itself (continuous)."""
         return self.action_head(hidden.float())
 
-    def choose_action(self, hidden: torch.Tensor) -> torch.Tensor:
+    def choose_action(self, hidden: torch.Tensor, draws: torch.Generator | None = None) -> torch.Tensor:
+        """The most likely action; with action bins and ``draws``, each number drawn from its
+        softmax instead."""
         out = self.action_output(hidden)
+        if self.bins is not None:
+            return self.bins.act(out, draws)
         return out.argmax(-1) if self.config.action_kind == "discrete" else out
 
     # --- backbone -------------------------------------------------------------------------
@@ -126,6 +135,8 @@ class GroundedLM(nn.Module):
             target = batch["action_target"][mask]
             if self.config.action_kind == "discrete":
                 out["action"] = F.cross_entropy(predicted, target.long())
+            elif self.bins is not None:
+                out["action"] = self.bins.loss(predicted, target)
             else:
                 out["action"] = F.mse_loss(predicted, target.float())
         labels = batch["labels"]

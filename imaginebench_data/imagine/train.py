@@ -46,6 +46,7 @@ class TrainSettings:
     # schedule counts the batches as if mixed, up to one fewer per epoch: the few steps past
     # its end get a learning rate of 0)
     short_apart: bool = False
+    action_bins: int = 0  # continuous actions: the action head's values per number (0: regression)
 
     def learning_rate(self, backbone: str, lora: int) -> float:
         if self.lr is not None:
@@ -60,7 +61,7 @@ class TrainSettings:
         return {k: v for k, v in fields.items() if k not in OPT_IN or v != OPT_IN[k]}
 
 
-OPT_IN = {"hide_history": False, "short_apart": False}
+OPT_IN = {"hide_history": False, "short_apart": False, "action_bins": 0}
 SHORT = 40  # positions: every dynamics-task sequence, and rollouts of a few steps only
 
 
@@ -151,6 +152,10 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
     texts = sorted({p for options in phrasings.values() for p in options})
     sentences = SentenceTable(sentence_encoder, texts)
     discrete = domain.discrete
+    if settings.action_bins and discrete:
+        raise ValueError(f"--action-bins applies to continuous actions; {domain.name}'s are discrete")
+    bounds = {"action_bins": settings.action_bins, "action_low": domain.action_space.low.tolist(),
+              "action_high": domain.action_space.high.tolist()} if settings.action_bins else {}
     config = GroundingConfig(
         domain=domain.name, backbone=str(backbone), state_dim=int(domain.state_space.shape[0]),
         action_kind="discrete" if discrete else "continuous",
@@ -158,7 +163,7 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
         sentence_encoder=sentence_encoder, sentence_dim=sentences.dim, lora=lora,
         train_dataset=dataset_id, train_checksum=checksum,
         hidden_columns=list(domain.history_columns) if settings.hide_history else [],
-        **normalisation(train_eps))
+        **bounds, **normalisation(train_eps))
     longest = max(t.horizon for level in LEVELS for t in domain.tasks(level))
     config.max_positions = max(config.max_positions, 2 * longest + 128)  # a whole rollout + prompt
     precision = resolve_precision(settings.precision, device, lora)
