@@ -106,7 +106,7 @@ def test_action_bins_head_learns_and_chooses_the_values_of_the_data():
     assert float(loss.detach()) < 0.1 * first
     model.eval()
     with torch.no_grad():
-        embeds = model.embed(batch["ids"], batch["kind"], batch["states"], batch["actions"], batch["sentence"])
+        embeds = model.embed(*(batch[k] for k in ("ids", "kind", "states", "actions", "sentence")))
         hidden = model.run(embeds, batch["attention_mask"], batch["position_ids"])[0][batch["action_mask"]]
         np.testing.assert_array_equal(model.choose_action(hidden).numpy(), actions)  # the argmax
         drawn = [model.choose_action(hidden, torch.Generator().manual_seed(seed)).numpy() for seed in (4, 4)]

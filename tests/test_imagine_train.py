@@ -118,5 +118,6 @@ def test_levers_reach_the_grounded_model(in_real, tmp_path, monkeypatch):
 
 def test_action_bins_are_refused_for_discrete_actions(in_real, tmp_path):
     with pytest.raises(ValueError, match="--action-bins applies to continuous actions; clevr's are discrete"):
-        train_grounding(TRAIN, tmp_path / "ckpt", settings=TrainSettings(epochs=1, action_bins=5), progress=False)
+        train_grounding(TRAIN, tmp_path / "ckpt", settings=TrainSettings(epochs=1, action_bins=5),
+                        progress=False)
     assert not (tmp_path / "ckpt").exists()

@@ -29,8 +29,8 @@ class ActionBins(nn.Module):
         low_t = torch.as_tensor(np.asarray(low, np.float32))
         width = torch.as_tensor(np.asarray(high, np.float32)) - low_t
         if not bool(torch.isfinite(width).all() and (width > 0).all()):
-            raise ValueError(f"action bins: expected finite bounds with high > low, got low {np.asarray(low)} "
-                             f"and high {np.asarray(high)}")
+            raise ValueError(f"action bins: expected finite bounds with high > low, got low "
+                             f"{np.asarray(low)} and high {np.asarray(high)}")
         self.register_buffer("low", low_t, persistent=False)
         self.register_buffer("width", width, persistent=False)
         values = low_t[:, None] + width[:, None] * torch.linspace(0, 1, self.count)[None]  # (A, K)

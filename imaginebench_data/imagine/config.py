@@ -64,9 +64,11 @@ class GroundingConfig:
                                  f"{self.state_dim}")
         if self.action_bins:
             if self.action_kind != "continuous":
-                raise ValueError(f"action_bins applies to continuous actions; this config's are {self.action_kind}")
+                raise ValueError(f"action_bins applies to continuous actions; this config's are "
+                                 f"{self.action_kind}")
             if not len(self.action_low) == len(self.action_high) == self.action_dim:
-                raise ValueError(f"action_bins needs action_low and action_high of action_dim = {self.action_dim} "
+                raise ValueError(f"action_bins needs action_low and action_high of action_dim = "
+                                 f"{self.action_dim} "
                                  f"values each, got {len(self.action_low)} and {len(self.action_high)}")
 
     @property
