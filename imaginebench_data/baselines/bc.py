@@ -10,7 +10,7 @@ network of before bit for bit): ``normalize`` standardizes each state column by 
 spread of the rows the batches are drawn from, and ``history=False`` leaves out the domain's
 ``history_columns`` (HalfCheetah's distance run so far, time and furthest points). On
 HalfCheetah's demo training set both together took BC from 55.8% to 74.2% of the training
-tasks (README, "HalfCheetah, BC on the physics alone"): with the history in view it reads
+tasks (docs/results.md, "HalfCheetah, BC on the physics alone"): with the history in view it reads
 the direction from "x already behind the start", a cue its own first steps then supply.
 
 For continuous actions, ``bins`` > 0 predicts each action number as one of ``bins`` evenly

@@ -31,7 +31,7 @@ ALGORITHMS = {
 # settings, made for millions of steps: a learning rate of 6.25e-5, and the target network
 # synced every 8,000 steps, so in a run of the demo budget (5,000 steps) it never moves.
 # BC's learning rate and a sync every 500 steps took discrete CQL on the paper-scale training
-# sets from 18.7 to 80.2% (BabyAI) and from 34.2 to 70.4% (CLEVR) (README, 2026-11-27).
+# sets from 18.7 to 80.2% (BabyAI) and from 34.2 to 70.4% (CLEVR) (docs/results.md, 2026-11-27).
 DEFAULTS = {"DiscreteCQLConfig": {"learning_rate": 1e-3, "target_update_interval": 500}}
 
 
