@@ -447,6 +447,9 @@ def evaluate_regimes(
                                      "field, e.g. --d3rlpy encoder_factory.dropout_rate=0.1; a name "
                                      "picks d3rlpy's registered config (encoder_factory=vector, then "
                                      "encoder_factory.hidden_units=512,512)."),
+    softmax_q: bool = typer.Option(False, help="cql, discrete actions: draw each action from the softmax "
+                                   "of its Q-values (seeded), as bc samples its softmax; default: the "
+                                   "argmax."),
     levels: list[str] = typer.Option(None, "--level", help="Only this level (repeatable); default all."),
     out: Path = typer.Option(Path("results"), help="Folder for the result files."),
     workers: int = typer.Option(1, help="Processes running the (level, regime, seed) runs side by side; "
@@ -458,6 +461,7 @@ def evaluate_regimes(
     from .baselines.compare import (
         BUDGETS,
         LEVELS,
+        SAMPLE,
         benchmark_table,
         compare,
         markdown_table,
@@ -473,6 +477,8 @@ def evaluate_regimes(
     steps = steps or BUDGETS[budget]
     if d3rlpy and algo == "bc":
         raise typer.BadParameter("--d3rlpy sets d3rlpy's algorithms (--algo cql or td3+bc), not bc")
+    if softmax_q and algo != "cql":
+        raise typer.BadParameter(f"--softmax-q samples discrete CQL's Q-values (--algo cql), not {algo}'s")
     try:
         config = parse_config(d3rlpy or [])
     except ValueError as error:
@@ -487,7 +493,7 @@ def evaluate_regimes(
         started = time.perf_counter()
         try:
             results = compare(domain, algo=algo, levels=tuple(levels or LEVELS), seeds=seeds, steps=steps,
-                              options=bc if algo == "bc" else config, workers=workers)
+                              options=bc if algo == "bc" else {**config, SAMPLE: softmax_q}, workers=workers)
         except (ValueError, ImportError) as error:
             raise typer.BadParameter(str(error)) from error
         minutes = (time.perf_counter() - started) / 60
@@ -502,6 +508,7 @@ def evaluate_regimes(
         model = f"2x{hidden} MLP{options}" if algo == "bc" else f"d3rlpy's networks{changed}"
         scale = read_card(f"imaginebench/{domain}-train-real-v0").scale
         policy = " (actions sampled from its softmax)" if algo == "bc" and get_domain(domain).discrete else ""
+        policy = " (actions sampled from the softmax of Q)" if softmax_q else policy
         paths = write_results(results, out, note=f"{algo}: {steps:,} steps of 256, {model}{policy} on "
                               f"[state, MiniLM instruction embedding], {scale}-scale datasets; the whole "
                               f"comparison took {minutes:.1f} minutes on {os.cpu_count()} CPU cores"

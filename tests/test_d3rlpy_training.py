@@ -13,7 +13,13 @@ d3rlpy = pytest.importorskip("d3rlpy")
 from imaginebench_data import make_env  # noqa: E402
 from imaginebench_data.adapters.d3rlpy import to_d3rlpy  # noqa: E402
 from imaginebench_data.baselines.compare import compare, write_results  # noqa: E402
-from imaginebench_data.baselines.offline import OfflineSettings, mix, parse_config, train_offline  # noqa: E402
+from imaginebench_data.baselines.offline import (  # noqa: E402
+    OfflineSettings,
+    mix,
+    parse_config,
+    softmax_of_q,
+    train_offline,
+)
 from imaginebench_data.pipeline.build import build  # noqa: E402
 
 TRAIN = "imaginebench/clevr-train-real-v0"
@@ -131,6 +137,9 @@ def test_continuous_algorithms_act_in_the_metaworld_env(minari_root, tmp_path, a
     obs, *_ = env.step(action)
     env.close()
     assert np.all(np.isfinite(obs["state"]))
+    if algo == "cql":
+        with pytest.raises(ValueError, match="softmax of Q applies to discrete actions; metaworld's are"):
+            train_offline(algo, {train: 1.0}, OfflineSettings(steps=20, sample=True), encoder=TextIds())
 
 
 def test_a_named_action_scaler_is_fitted_on_the_training_set(minari_root, tmp_path):
@@ -199,3 +208,26 @@ def test_d3rlpys_own_evaluator_runs_a_policy_trained_on_the_adapter(clevr_sets):
     score = d3rlpy.metrics.EnvironmentEvaluator(env, n_trials=4)(bc, dataset)
     assert len(seen) >= 4 and all(row.shape == (11,) for row in seen)  # four episodes, flat rows
     assert 0.0 <= score <= 1.0  # easy-level returns: 1 on success, else 0
+
+
+def test_softmax_of_q_draws_each_action_with_its_softmax_probability():
+    class Values:  # Q(s, a) = log of the weights 1 : 3 : 0 in every state
+        action_size = 3
+
+        def predict_value(self, rows, actions):
+            return np.log(np.array([1.0, 3.0, 1e-12]))[actions] + rows[:, 0]
+
+    act = softmax_of_q(Values(), seed=0)
+    drawn = act(np.random.default_rng(1).normal(size=(4000, 2)))
+    assert drawn.shape == (4000,) and set(drawn) <= {0, 1}
+    assert abs((drawn == 1).mean() - 0.75) < 0.03
+    again = softmax_of_q(Values(), seed=0)(np.random.default_rng(1).normal(size=(4000, 2)))
+    np.testing.assert_array_equal(drawn, again)
+
+
+def test_a_sampling_cql_policy_acts_with_seeded_draws(clevr_sets):
+    rows = to_d3rlpy(TRAIN, encoder=TextIds()).episodes[0].observations
+    acts = [train_offline("cql", {TRAIN: 1.0}, OfflineSettings(steps=30, batch_size=32, sample=True),
+                          encoder=TextIds())[0].act(np.repeat(rows[:1], 200, 0)) for _ in range(2)]
+    np.testing.assert_array_equal(acts[0], acts[1])
+    assert len(set(acts[0])) > 1  # drawn, not the argmax: 30 steps leave the softmax wide

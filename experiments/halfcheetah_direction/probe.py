@@ -5,7 +5,9 @@
    through the rollout context;
 3. the first 80 of the evidence's rephrase prompts: imagined rollouts (the generator), and
    "hybrid" ones (the model's own actions, states from the dynamics prompt); both rollouts'
-   actions replayed in the simulator.
+   actions replayed in the simulator;
+4. the same prompts in closed loop: the model as a policy in the simulator, fed the
+   simulator's states instead of its own predictions.
 
 With a second argument ``sample``, a checkpoint grounded with ``--action-bins`` draws each
 action number from its softmax (seed 0) instead of taking the most likely value.
@@ -88,6 +90,26 @@ with torch.no_grad():
     hybrid = fed_actions(prompts, own_actions, True)
     own = np.stack([a.numpy() for a in own], 1)  # (N, T, 6)
 
+
+@torch.no_grad()
+def closed_loop(index: int) -> tuple[bool, float]:
+    """The model acting in the simulator from rephrase prompt ``index``: (goal reached, final x)."""
+    start = episode_start(domain, "rephrase", index, EVIDENCE_SEED, sim)
+    batch = _Batch(model, [Prompt(start.task, start.instruction, start.state)], sentences)
+    hidden, state = batch.first(True), start.state
+    for _ in range(start.task.horizon):
+        action = model.choose_action(hidden, draws)
+        executed = np.clip(action.numpy()[0], domain.action_space.low, domain.action_space.high)
+        next_state = sim.step(executed)
+        if start.task.succeeded(state, executed, next_state):
+            return True, float(next_state[X])
+        hidden = batch.append(model.embed_actions(action), True)
+        hidden = batch.append(model.embed_states(torch.from_numpy(next_state[None].astype(np.float32))), True)
+        state = next_state
+    return False, float(state[X])
+
+
+closed = [closed_loop(i) for i in range(PROMPTS)]
 for task_id in ("run-forward", "run-backward", "jump-forward", "jump-backward"):
     rows = [i for i, s in enumerate(starts) if s.task.id == task_id]
     success = np.mean([imagined[i].success for i in rows])
@@ -96,4 +118,5 @@ for task_id in ("run-forward", "run-backward", "jump-forward", "jump-backward"):
     replayed_hybrid = np.mean([_replay(domain, sim, i, own[i]) for i in rows])
     print(f"{task_id}: imagined success {success:.0%} of {len(rows)}, x at {T} {x:.1f}; hybrid x at {T} "
           f"{np.mean(hybrid[rows, T, X]):.1f}; actions replayed in the simulator: imagined {replayed:.0%}, "
-          f"hybrid {replayed_hybrid:.0%}", flush=True)
+          f"hybrid {replayed_hybrid:.0%}; closed loop {np.mean([closed[i][0] for i in rows]):.0%}, final x "
+          f"{np.mean([closed[i][1] for i in rows]):.1f}", flush=True)

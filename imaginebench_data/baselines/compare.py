@@ -70,14 +70,20 @@ def eval_episodes(domain: str, level: str) -> int:
     return n_tasks * max(1, -(-MIN_EPISODES // n_tasks))
 
 
+SAMPLE = "(sample)"  # in a d3rlpy algorithm's options: OfflineSettings.sample (no config field is named so)
+
+
 def train_policy(algo: str, datasets: dict[str, float], steps: int, seed: int, encoder: str,
                  samplers: dict, options: dict | None = None) -> tuple:
     """``algo`` trained for ``steps`` steps on ``datasets``: (policy, losses). ``samplers``
     caches BC's samplers across seeds (their instruction embeddings are computed once);
     ``options``: the algorithm's other settings, ``BCSettings`` fields for bc (e.g. hidden,
-    dropout), d3rlpy config fields otherwise (e.g. learning_rate)."""
+    dropout), d3rlpy config fields otherwise (e.g. learning_rate), and ``SAMPLE``: True for
+    ``OfflineSettings.sample``."""
     if algo != "bc":
-        settings = OfflineSettings(steps=steps, seed=seed, config=dict(options or {}))
+        config = dict(options or {})
+        sample = bool(config.pop(SAMPLE, False))
+        settings = OfflineSettings(steps=steps, seed=seed, config=config, sample=sample)
         return train_offline(algo, datasets, settings, encoder=encoder)
     key = tuple(datasets.items())
     if key not in samplers:

@@ -37,10 +37,16 @@ DEFAULTS = {"DiscreteCQLConfig": {"learning_rate": 1e-3, "target_update_interval
 
 @dataclass
 class OfflineSettings:
+    """``sample``: discrete actions only; the policy draws each action from the softmax of its
+    Q-values (seeded by ``seed``) instead of taking d3rlpy's argmax. CQL's conservative term,
+    ``logsumexp Q - Q(s, a_data)``, is the cross-entropy of exactly that softmax against the
+    data's action, so it is the policy the term fits; BC samples its softmax the same way."""
+
     steps: int = 5000
     batch_size: int = 256
     seed: int = 0
     config: dict = field(default_factory=dict)  # d3rlpy config fields replacing its defaults
+    sample: bool = False
 
 
 def parse_config(pairs: list[str]) -> dict:
@@ -185,6 +191,9 @@ def train_offline(algo: str, datasets: dict[str, float], settings: OfflineSettin
     settings = settings or OfflineSettings()
     domain = load(next(iter(datasets))).card.domain
     config_class, discrete = algorithm_config(algo, domain)
+    if settings.sample and not discrete:
+        raise ValueError(f"sampling from the softmax of Q applies to discrete actions; {domain}'s are "
+                         "continuous")
     encoder = get_encoder(encoder)
     converted = [to_d3rlpy(load(dataset_id), encoder=encoder) for dataset_id in datasets]
     buffer = mix(converted, list(datasets.values()))
@@ -205,4 +214,20 @@ def train_offline(algo: str, datasets: dict[str, float], settings: OfflineSettin
                                        show_progress=False, save_interval=10**9,
                                        logger_adapter=d3rlpy.logging.NoopAdapterFactory()):
         losses.append(float(metrics.get("critic_loss", metrics.get("loss", np.nan))))
-    return ConditionedPolicy(algorithm.predict, encoder, discrete), losses
+    act = softmax_of_q(algorithm, settings.seed) if settings.sample else algorithm.predict
+    return ConditionedPolicy(act, encoder, discrete), losses
+
+
+def softmax_of_q(algorithm, seed: int):
+    """``act(rows)``: for each row one action drawn from the softmax of its Q-values."""
+    n_actions = algorithm.action_size
+    draws = np.random.default_rng(seed)
+
+    def act(rows: np.ndarray) -> np.ndarray:
+        q = algorithm.predict_value(np.repeat(rows, n_actions, 0), np.tile(np.arange(n_actions), len(rows)))
+        q = q.reshape(len(rows), n_actions).astype(np.float64)
+        p = np.exp(q - q.max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        return np.array([draws.choice(n_actions, p=row) for row in p])
+
+    return act
