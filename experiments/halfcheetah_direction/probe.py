@@ -7,9 +7,11 @@
    "hybrid" ones (the model's own actions, states from the dynamics prompt); both rollouts'
    actions replayed in the simulator;
 4. the same prompts in closed loop: the model as a policy in the simulator, fed the
-   simulator's states instead of its own predictions.
+   simulator's states instead of its own predictions; with a second argument ``markov``, the
+   model is prompted afresh at every step (instruction and current state only), so its action
+   cannot follow the actions before it.
 
-With a second argument ``sample``, a checkpoint grounded with ``--action-bins`` draws each
+With ``sample`` among the arguments after it, a checkpoint grounded with ``--action-bins`` draws each
 action number from its softmax (seed 0) instead of taking the most likely value.
 
 It uses the generator's private pieces (``generate._Batch``, ``evidence._replay``): a probe, not API.
@@ -38,7 +40,8 @@ T = 99  # steps: the run tasks' time to the goal
 PROMPTS = 80
 domain = get_domain("halfcheetah")
 model = load_checkpoint(sys.argv[1])
-draws = torch.Generator().manual_seed(0) if sys.argv[2:] == ["sample"] else None
+draws = torch.Generator().manual_seed(0) if "sample" in sys.argv[2:] else None
+MARKOV = "markov" in sys.argv[2:]
 sentences = SentenceTable(model.config.sentence_encoder)
 episodes = read_episodes("imaginebench/halfcheetah-train-real-v0")[0]  # all: the probed ones
 held_out = split(episodes)[1]
@@ -98,13 +101,17 @@ def closed_loop(index: int) -> tuple[bool, float]:
     batch = _Batch(model, [Prompt(start.task, start.instruction, start.state)], sentences)
     hidden, state = batch.first(True), start.state
     for _ in range(start.task.horizon):
+        if MARKOV:
+            hidden = _Batch(model, [Prompt(start.task, start.instruction, state.astype(np.float32))],
+                            sentences).first(True)
         action = model.choose_action(hidden, draws)
         executed = np.clip(action.numpy()[0], domain.action_space.low, domain.action_space.high)
         next_state = sim.step(executed)
         if start.task.succeeded(state, executed, next_state):
             return True, float(next_state[X])
-        hidden = batch.append(model.embed_actions(action), True)
-        hidden = batch.append(model.embed_states(torch.from_numpy(next_state[None].astype(np.float32))), True)
+        if not MARKOV:
+            hidden = batch.append(model.embed_actions(action), True)
+            hidden = batch.append(model.embed_states(torch.from_numpy(next_state[None].astype(np.float32))), True)
         state = next_state
     return False, float(state[X])
 
