@@ -51,8 +51,6 @@ class ActionBins(nn.Module):
         if draws is None:
             chosen = logits.argmax(-1)
         else:
-            flat = torch.softmax(logits.float(), -1).reshape(-1, self.count)
-            generator_device = draws.device
-            chosen = torch.multinomial(flat.to(generator_device), 1, generator=draws).to(out.device)
-            chosen = chosen.reshape(len(out), -1)
+            flat = torch.softmax(logits.float(), -1).reshape(-1, self.count).to(draws.device)
+            chosen = torch.multinomial(flat, 1, generator=draws).to(out.device).reshape(len(out), -1)
         return torch.gather(self.values.expand(len(out), -1, -1), 2, chosen[..., None])[..., 0]

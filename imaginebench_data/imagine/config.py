@@ -68,8 +68,8 @@ class GroundingConfig:
                                  f"{self.action_kind}")
             if not len(self.action_low) == len(self.action_high) == self.action_dim:
                 raise ValueError(f"action_bins needs action_low and action_high of action_dim = "
-                                 f"{self.action_dim} "
-                                 f"values each, got {len(self.action_low)} and {len(self.action_high)}")
+                                 f"{self.action_dim} values each, got {len(self.action_low)} and "
+                                 f"{len(self.action_high)}")
 
     @property
     def backbone_name(self) -> str:
