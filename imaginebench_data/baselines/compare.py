@@ -98,8 +98,9 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
     ``options``: the algorithm's other settings (``BCSettings`` fields for bc, e.g.
     ``{"hidden": 512, "dropout": 0.2}``; d3rlpy config fields for cql and td3+bc, e.g.
     ``{"target_update_interval": 500}``);
-    ``workers``: processes running the runs (for bc the same rows whatever the number, by a
-    test; d3rlpy's runs have been seen to differ in the last digits between 2 and 3 workers)."""
+    ``workers``: processes running the runs (the same rows whatever the number). Rows are
+    repeatable on one CPU model: the learners train with the CPU's own kernels, so another CPU
+    may give other last bits (docs/experiments.md, 2026-11-28)."""
     if algo not in ALGOS:
         raise ValueError(f"unknown algorithm {algo!r}; expected one of {', '.join(ALGOS)}")
     if workers < 1:
