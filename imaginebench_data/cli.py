@@ -461,7 +461,6 @@ def evaluate_regimes(
     from .baselines.compare import (
         BUDGETS,
         LEVELS,
-        SAMPLE,
         benchmark_table,
         compare,
         markdown_table,
@@ -493,7 +492,8 @@ def evaluate_regimes(
         started = time.perf_counter()
         try:
             results = compare(domain, algo=algo, levels=tuple(levels or LEVELS), seeds=seeds, steps=steps,
-                              options=bc if algo == "bc" else {**config, SAMPLE: softmax_q}, workers=workers)
+                              options=bc if algo == "bc" else {"config": config, "sample": softmax_q},
+                              workers=workers)
         except (ValueError, ImportError) as error:
             raise typer.BadParameter(str(error)) from error
         minutes = (time.perf_counter() - started) / 60

@@ -70,20 +70,14 @@ def eval_episodes(domain: str, level: str) -> int:
     return n_tasks * max(1, -(-MIN_EPISODES // n_tasks))
 
 
-SAMPLE = "(sample)"  # in a d3rlpy algorithm's options: OfflineSettings.sample (no config field is named so)
-
-
 def train_policy(algo: str, datasets: dict[str, float], steps: int, seed: int, encoder: str,
                  samplers: dict, options: dict | None = None) -> tuple:
     """``algo`` trained for ``steps`` steps on ``datasets``: (policy, losses). ``samplers``
     caches BC's samplers across seeds (their instruction embeddings are computed once);
     ``options``: the algorithm's other settings, ``BCSettings`` fields for bc (e.g. hidden,
-    dropout), d3rlpy config fields otherwise (e.g. learning_rate), and ``SAMPLE``: True for
-    ``OfflineSettings.sample``."""
+    dropout), ``OfflineSettings`` fields otherwise (e.g. ``config``, d3rlpy's config fields)."""
     if algo != "bc":
-        config = dict(options or {})
-        sample = bool(config.pop(SAMPLE, False))
-        settings = OfflineSettings(steps=steps, seed=seed, config=config, sample=sample)
+        settings = OfflineSettings(steps=steps, seed=seed, **(options or {}))
         return train_offline(algo, datasets, settings, encoder=encoder)
     key = tuple(datasets.items())
     if key not in samplers:
@@ -96,8 +90,8 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
             options: dict | None = None, workers: int = 1) -> pd.DataFrame:
     """One row per (level, regime, seed): success rate, evaluation episodes, seconds.
     ``options``: the algorithm's other settings (``BCSettings`` fields for bc, e.g.
-    ``{"hidden": 512, "dropout": 0.2}``; d3rlpy config fields for cql and td3+bc, e.g.
-    ``{"target_update_interval": 500}``);
+    ``{"hidden": 512, "dropout": 0.2}``; ``OfflineSettings`` fields for cql and td3+bc, e.g.
+    ``{"config": {"target_update_interval": 500}, "sample": True}``);
     ``workers``: processes running the runs (the same rows whatever the number). Rows are
     repeatable on one CPU model: the learners train with the CPU's own kernels, so another CPU
     may give other last bits (docs/experiments.md, 2026-11-28)."""

@@ -51,6 +51,9 @@ class GroundedLM(nn.Module):
         self.register_buffer("state_mean", torch.tensor(config.state_mean, dtype=torch.float32))
         self.register_buffer("state_std", torch.tensor(config.state_std, dtype=torch.float32))
         self.register_buffer("delta_std", torch.tensor(config.delta_std, dtype=torch.float32))
+        # not saved: it follows from the config (and checkpoints before it keep their state dicts)
+        self.register_buffer("hidden_columns", torch.tensor(config.hidden_columns, dtype=torch.long),
+                             persistent=False)
 
     def _base_config(self):
         config = self.backbone.config
@@ -81,9 +84,8 @@ class GroundedLM(nn.Module):
 
     def embed_states(self, states: torch.Tensor) -> torch.Tensor:
         normalised = (states - self.state_mean) / self.state_std
-        if self.config.hidden_columns:  # seen as their mean
-            hidden = torch.tensor(self.config.hidden_columns, device=normalised.device)
-            normalised = normalised.index_fill(-1, hidden, 0.0)
+        if len(self.hidden_columns):  # seen as their mean
+            normalised = normalised.index_fill(-1, self.hidden_columns, 0.0)
         return self.state_in(normalised)
 
     def embed_actions(self, actions: torch.Tensor) -> torch.Tensor:

@@ -146,14 +146,14 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
     torch.manual_seed(settings.seed)
     rng = np.random.default_rng(settings.seed)
     domain = get_domain(DatasetId.parse(dataset_id).domain)
+    if settings.action_bins and domain.discrete:  # before any data is read
+        raise ValueError(f"--action-bins applies to continuous actions; {domain.name}'s are discrete")
     episodes, checksum = read_episodes(dataset_id)
     train_eps, held_out = split(episodes)
     phrasings = task_phrasings(domain.name, train_eps)
     texts = sorted({p for options in phrasings.values() for p in options})
     sentences = SentenceTable(sentence_encoder, texts)
     discrete = domain.discrete
-    if settings.action_bins and discrete:
-        raise ValueError(f"--action-bins applies to continuous actions; {domain.name}'s are discrete")
     bounds = {"action_bins": settings.action_bins, "action_low": domain.action_space.low.tolist(),
               "action_high": domain.action_space.high.tolist()} if settings.action_bins else {}
     config = GroundingConfig(
