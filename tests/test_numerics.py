@@ -27,13 +27,13 @@ if sys.argv[1] == "portable":
 import torch
 torch.manual_seed(0)
 x, w = torch.randn(64, 384), torch.randn(384, 700)
-y = torch.softmax(x @ w, -1)
+y = torch.cat([torch.softmax(x @ w, -1), torch.nn.functional.gelu(x @ w)])  # gelu: oneDNN's
 print(numerics.current(), hashlib.sha256(y.numpy().tobytes()).hexdigest())
 """
 
 
 def kernels(mode: str, **cpu) -> tuple[str, str]:
-    """(the numerics it got, a hash of a product and a softmax) in a fresh process whose
+    """(the numerics it got, a hash of a product, its softmax and its GELU) in a fresh process whose
     environment names the kernels ``cpu`` (another CPU's choice)."""
     env = {k: v for k, v in os.environ.items() if k not in numerics.PORTABLE_ENV}
     result = subprocess.run([sys.executable, "-c", textwrap.dedent(KERNELS), mode], capture_output=True,
@@ -47,15 +47,17 @@ def test_portable_numerics_override_the_kernels_a_cpu_picks():
     # the widest kernels this CPU runs (avx512 or avx2 on x86): asking ATen for kernels the CPU
     # lacks kills the process (SIGILL), so the test asks only for these and the plain ones
     own = torch.backends.cpu.get_cpu_capability().lower()
-    one = kernels("portable", ATEN_CPU_CAPABILITY=own, MKL_CBWR="AUTO")
+    one = kernels("portable", ATEN_CPU_CAPABILITY=own, MKL_CBWR="AUTO", ONEDNN_MAX_CPU_ISA="SSE41")
     other = kernels("portable")
     assert one[0] == other[0] == "portable"
     assert one[1] == other[1]  # the same bits, whatever the environment asked for before
     wide = kernels("native", ATEN_CPU_CAPABILITY=own)
     narrow = kernels("native", ATEN_CPU_CAPABILITY="default")
-    assert wide[0] == narrow[0] == "native"
+    old_onednn = kernels("native", ATEN_CPU_CAPABILITY=own, ONEDNN_MAX_CPU_ISA="SSE41")
+    assert wide[0] == narrow[0] == old_onednn[0] == "native"
     if own != "default":  # only then has ATen two kinds of kernels here
         assert wide[1] != narrow[1]  # what the pin is for: the kernels change the last bits
+        assert wide[1] != old_onednn[1]  # so do oneDNN's (its GELU without FMA; another erf on AVX-512)
     assert one[1] not in (wide[1], narrow[1])  # and MKL's compatible path is not the CPU's own
 
 
@@ -83,6 +85,17 @@ def test_this_test_process_computes_portably():
     # conftest chose them first: the in-process builds of CLEVR's imagined data rely on it
     assert numerics.current() == "portable"
     assert numerics.on_device("cpu") == "portable" and numerics.on_device("meta") == "native"
+
+
+def test_onednn_asked_for_other_kernels_is_not_portable(monkeypatch):
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX512_CORE")  # what the environment says a process gets
+    assert numerics.current() == "native"
+    with pytest.raises(numerics.NumericsError, match="ONEDNN_MAX_CPU_ISA=AVX2.*found oneDNN's kernels up to "
+                                                     "AVX512_CORE"):
+        numerics.require("portable", HARD)
+    monkeypatch.delenv("ONEDNN_MAX_CPU_ISA")
+    with pytest.raises(numerics.NumericsError, match="found oneDNN's own kernels for this CPU"):
+        numerics.require("portable", HARD)
 
 
 def test_a_build_needing_portable_numerics_refuses_a_native_process(monkeypatch, minari_root, tmp_path):

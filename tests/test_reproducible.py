@@ -55,9 +55,10 @@ def test_same_seed_same_bits_in_separate_processes(minari_root, tmp_path):
     recipes = {i: replace(r, train_epochs=1) for i, r in load_recipes().items()}
     build(TRAIN, episodes=20, workers=1, cards_dir=tmp_path / "cards", recipes=recipes, progress=False)
     one = ground_and_imagine(minari_root, tmp_path, "a", threads=1, workers=1)
-    # MKL's own branch choice and AVX-512 ATen kernels, as a CPU other than the first would pick
+    # MKL's own branch choice, AVX-512 ATen kernels and other oneDNN ones (the sentence encoder's
+    # GELU), as a CPU other than the first would pick
     other = ground_and_imagine(minari_root, tmp_path, "b", threads=4, workers=2, MKL_CBWR="AUTO",
-                               ATEN_CPU_CAPABILITY="avx512")
+                               ATEN_CPU_CAPABILITY="avx512", ONEDNN_MAX_CPU_ISA="SSE41")
     assert one["numerics"] == other["numerics"] == "portable"
     assert one["hash"] == other["hash"]
     assert one["states"] == other["states"]  # every imagined number, bit for bit
