@@ -18,9 +18,9 @@ by the CPU they find:
   instruction embedding the model is grounded on. On a CPU with AVX-512 it uses another
   approximation of erf (a minimax polynomial) than on AVX2 (Abramowitz and Stegun's, with an
   exponential). It is the difference found (2026-11-28) between an EPYC without AVX-512,
-  which grounded CLEVR's default model to another checkpoint, and the EPYC with it that built
-  the committed one. On the AVX2 machine ``ONEDNN_MAX_CPU_ISA=SSE41`` moved the checkpoint
-  too, where numpy's and MKL's own dispatch did not. ``ONEDNN_MAX_CPU_ISA=AVX2`` gives every
+  which grounded CLEVR's default model to another checkpoint, and the EPYC with it that had
+  built the cards committed until then. On the AVX2 machine ``ONEDNN_MAX_CPU_ISA=SSE41``
+  moved the checkpoint too, where numpy's and MKL's own dispatch did not. ``ONEDNN_MAX_CPU_ISA=AVX2`` gives every
   x86 CPU with AVX2 the AVX2 code.
 
 All three are read once, at torch's first operation in the process (oneDNN's at its first
