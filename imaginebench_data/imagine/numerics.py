@@ -20,8 +20,8 @@ by the CPU they find:
   exponential). It is the difference found (2026-11-28) between an EPYC without AVX-512,
   which grounded CLEVR's default model to another checkpoint, and the EPYC with it that had
   built the cards committed until then. On the AVX2 machine ``ONEDNN_MAX_CPU_ISA=SSE41``
-  moved the checkpoint too, where numpy's and MKL's own dispatch did not. ``ONEDNN_MAX_CPU_ISA=AVX2`` gives every
-  x86 CPU with AVX2 the AVX2 code.
+  moved the checkpoint too, where numpy's and MKL's own dispatch did not.
+  ``ONEDNN_MAX_CPU_ISA=AVX2`` gives every x86 CPU with AVX2 the AVX2 code.
 
 All three are read once, at torch's first operation in the process (oneDNN's at its first
 primitive), so they cannot be switched for one function. A fourth library, numpy's
