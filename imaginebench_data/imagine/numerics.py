@@ -132,8 +132,9 @@ def require(mode: str, what: str, torch: bool = True) -> str:
         raise ValueError(f"{what}: numerics must be one of {MODES}, got {mode!r}")
     found = _unpinned(torch)
     if mode == "portable" and found:
-        expected = ("MKL_CBWR=COMPATIBLE, ATEN_CPU_CAPABILITY=avx2, ONEDNN_MAX_CPU_ISA=AVX2, set before "
-                    "torch's first operation, and " if torch else "")
+        in_torch = ", ".join(f"{key}={value}" for key, value in PORTABLE_ENV.items()
+                             if key != "OPENBLAS_CORETYPE")
+        expected = f"{in_torch}, set before torch's first operation, and " if torch else ""
         raise NumericsError(
             f"{what}: expected portable numerics ({expected}OPENBLAS_CORETYPE={PORTABLE_CORE}, set before "
             f"numpy is imported), found {'; '.join(found)}. The imaginebench command sets them where the "
