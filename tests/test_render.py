@@ -98,16 +98,23 @@ def test_a_domain_without_renderer_refuses_the_render_mode(monkeypatch):
     assert ImagineEnv("clevr-unrendered").render() is None
 
 
-@pytest.mark.parametrize("environ, gpu, osmesa, expected", [
-    ({}, False, True, "osmesa"),                              # headless, no GPU: software rendering
-    ({"MUJOCO_GL": "egl"}, False, True, None),                # the user's choice stands
-    ({"DISPLAY": ":0"}, False, True, None),                   # a display: MuJoCo's default (GLFW)
-    ({}, True, True, None),                                   # a GPU: left to the user (egl)
-    ({}, False, False, None),                                 # no libOSMesa: import mujoco must not fail
-    ({"PYOPENGL_PLATFORM": "egl"}, False, True, None),        # MuJoCo refuses OSMesa then
+@pytest.mark.parametrize("environ, gpu, osmesa, egl, expected", [
+    ({}, False, True, False, "osmesa"),                       # headless, no GPU: software rendering
+    ({}, False, True, True, "osmesa"),                        # libEGL but no GPU: still software
+    ({"MUJOCO_GL": "egl"}, False, True, False, None),         # the user's choice stands
+    ({"MUJOCO_GL": "glfw"}, True, True, True, None),
+    ({"DISPLAY": ":0"}, True, True, True, None),              # a display: MuJoCo's default (GLFW)
+    ({}, True, True, True, "egl"),                            # a headless GPU renders through EGL
+    ({}, True, False, True, "egl"),
+    ({}, True, True, False, "osmesa"),                        # a GPU without libEGL: software
+    ({}, True, False, False, None),                           # no library: import mujoco must not fail
+    ({}, False, False, True, None),
+    ({"PYOPENGL_PLATFORM": "egl"}, False, True, False, None),  # MuJoCo refuses OSMesa then
+    ({"PYOPENGL_PLATFORM": "osmesa"}, True, True, True, "osmesa"),
+    ({"PYOPENGL_PLATFORM": "EGL"}, True, True, True, "egl"),
 ])
-def test_mujoco_gl_defaults_to_osmesa_only_when_headless_without_a_gpu(environ, gpu, osmesa, expected):
-    assert default_mujoco_gl(environ, gpu=gpu, osmesa=osmesa) == expected
+def test_mujoco_gl_defaults_to_egl_on_a_headless_gpu_else_osmesa(environ, gpu, osmesa, egl, expected):
+    assert default_mujoco_gl(environ, gpu=gpu, osmesa=osmesa, egl=egl) == expected
 
 
 # --- stored episodes: `imaginebench render` and the card ----------------------------------

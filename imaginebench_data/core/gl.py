@@ -1,16 +1,20 @@
 """Which OpenGL backend MuJoCo renders with, chosen before ``mujoco`` is first imported.
 
 MuJoCo reads ``MUJOCO_GL`` once, when ``mujoco`` is imported, and without it tries GLFW, which
-needs a display. On a headless machine without a GPU the software backend OSMesa
-(``libosmesa6``) is what works, so the package sets ``MUJOCO_GL=osmesa`` then, and only then:
-the user has not set ``MUJOCO_GL``, no display (``DISPLAY``/``WAYLAND_DISPLAY``) and no GPU
-(``/dev/nvidia*``, ``/dev/dri/renderD*``) is present, libOSMesa can be found, and
-``PYOPENGL_PLATFORM`` is unset or ``osmesa`` (MuJoCo refuses OSMesa otherwise). A machine
-with a GPU and no display should set ``MUJOCO_GL=egl`` itself.
+needs a display. So on a headless machine the package sets it, unless the user has (or a
+display, ``DISPLAY``/``WAYLAND_DISPLAY``, is present):
+
+- ``egl`` where a GPU is present (``/dev/nvidia*``, ``/dev/dri/renderD*``), libEGL can be
+  found and ``PYOPENGL_PLATFORM`` is unset or ``egl``: the GPU renders. Seen on an H200
+  machine without a display (2026-11-28): left unset, GLFW failed ("The DISPLAY environment
+  variable is missing") and the cards had no episode picture;
+- otherwise ``osmesa``, the software backend (``libosmesa6``), where libOSMesa can be found
+  and ``PYOPENGL_PLATFORM`` is unset or ``osmesa`` (MuJoCo refuses OSMesa otherwise);
+- otherwise nothing: setting a backend whose library is missing would make ``import mujoco``
+  fail.
 
 Setting it is harmless where nothing renders: ``import mujoco`` loads the backend but opens no
-context. Setting it where libOSMesa is missing would make ``import mujoco`` fail, hence the
-check.
+context.
 """
 
 from __future__ import annotations
@@ -32,16 +36,23 @@ def osmesa_found() -> bool:
     return ctypes.util.find_library("OSMesa") is not None
 
 
-def default_mujoco_gl(environ: Mapping[str, str], *, gpu: bool, osmesa: bool) -> str | None:
+def egl_found() -> bool:
+    """Whether the dynamic loader can find libEGL."""
+    return ctypes.util.find_library("EGL") is not None
+
+
+def default_mujoco_gl(environ: Mapping[str, str], *, gpu: bool, osmesa: bool,
+                      egl: bool = False) -> str | None:
     """The ``MUJOCO_GL`` value to set, or None to leave the environment as it is (see the
     module docstring for the rule)."""
     if "MUJOCO_GL" in environ or environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
         return None
-    if gpu or not osmesa:
-        return None
-    if environ.get("PYOPENGL_PLATFORM", "osmesa").lower() != "osmesa":
-        return None
-    return "osmesa"
+    platform = environ.get("PYOPENGL_PLATFORM", "").lower()
+    if gpu and egl and platform in ("", "egl"):
+        return "egl"
+    if osmesa and platform in ("", "osmesa"):
+        return "osmesa"
+    return None
 
 
 def choose_mujoco_gl() -> None:
@@ -49,6 +60,6 @@ def choose_mujoco_gl() -> None:
     (nothing once ``mujoco`` is imported: it would no longer be read)."""
     if "mujoco" in sys.modules:
         return
-    value = default_mujoco_gl(os.environ, gpu=gpu_present(), osmesa=osmesa_found())
+    value = default_mujoco_gl(os.environ, gpu=gpu_present(), osmesa=osmesa_found(), egl=egl_found())
     if value is not None:
         os.environ["MUJOCO_GL"] = value
