@@ -9,6 +9,7 @@ losses and the share of backbone weights the training changed. Asserts nothing.
 
 Usage (GPU machine): python benchmarks/gpu_grounding.py --precision bf16-mixed fp32 [--lora 0]
 On a CPU it runs with a tiny backbone (--hidden 64 --layers 2) for a smoke test.
+Measured on an H200 (2026-11-28): results/gpu/README.md.
 """
 
 from __future__ import annotations
