@@ -20,7 +20,7 @@ from .core.blas import pin_openblas
 from .core.gl import choose_mujoco_gl
 
 pin_openblas()  # before numpy is loaded: its OpenBLAS kernels, the same on every x86 CPU
-choose_mujoco_gl()  # before any domain imports mujoco: OSMesa on a headless machine without a GPU
+choose_mujoco_gl()  # before any domain imports mujoco: EGL on a headless GPU, else OSMesa
 
 from .core.env import make_env  # noqa: E402
 from .domains import all_domains, domain_names, get_domain, register_domain  # noqa: E402

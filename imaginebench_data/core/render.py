@@ -8,7 +8,7 @@ simulator is drawn the same way.
 
 MuJoCo domains render offscreen with ``mujoco.Renderer`` (``mujoco_image``), one renderer per
 simulator and model, kept on the simulator. The OpenGL backend is ``MUJOCO_GL``
-(``core/gl.py``: OSMesa on a headless machine without a GPU).
+(``core/gl.py``: on a headless machine EGL with a GPU, OSMesa without).
 """
 
 from __future__ import annotations
