@@ -42,7 +42,7 @@ def egl_found() -> bool:
 
 
 def default_mujoco_gl(environ: Mapping[str, str], *, gpu: bool, osmesa: bool,
-                      egl: bool = False) -> str | None:
+                      egl: bool) -> str | None:
     """The ``MUJOCO_GL`` value to set, or None to leave the environment as it is (see the
     module docstring for the rule)."""
     if "MUJOCO_GL" in environ or environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
