@@ -201,14 +201,23 @@ def sampler_start(dataset_id: str, workdir: Path) -> None:
           f"(encoder None: {sum(base):.2f} s)")
 
 
-def ensure_dataset(dataset_id: str, root: Path) -> None:
-    """Build ``dataset_id`` at demo scale into ``root`` unless the current Minari folder has it."""
+def ensure_dataset(dataset_id: str, root: Path, episodes: int | None = None) -> None:
+    """Build ``dataset_id`` (demo scale, or ``episodes`` of it) into ``root`` unless the current
+    Minari folder has it. The build runs as the ``imaginebench`` command in its own process:
+    this one imported numpy before the package could choose the portable numerics a build
+    requires."""
     if dataset_id in local_ids():
         return
     os.environ["MINARI_DATASETS_PATH"] = str(root)
     if dataset_id not in local_ids():
         print(f"building {dataset_id} (demo scale) into {root} ...", flush=True)
-        ib.build(dataset_id, cards_dir=root / "cards", progress=False)
+        command = [sys.executable, "-c", "from imaginebench_data.cli import app; app()", "build", dataset_id,
+                   "--cards-dir", str(root / "cards")]
+        if episodes is not None:
+            command += ["--episodes", str(episodes)]
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode:
+            sys.exit(f"building {dataset_id} failed (exit {result.returncode}):\n{result.stderr[-2000:]}")
 
 
 def make_large(dataset_id: str, episodes: int, root: Path) -> None:

@@ -3,6 +3,7 @@ episodes: the collection phase gives the same checksum with 1 and 2 workers, and
 per-episode split adds up."""
 
 import importlib.util
+import json
 import re
 from pathlib import Path
 
@@ -30,6 +31,18 @@ def test_per_episode_split_and_its_bound(tmp_path, capsys):
                                                r"2-worker bound ([\d.]+)x", line).groups())
     assert worker > 0 and main > 0
     assert abs(bound - (worker + main) / max(worker / 2, main)) < 0.02 + 0.01 * bound, line
+
+
+def test_loader_benchmark_builds_a_missing_dataset(tmp_path, monkeypatch):
+    """numpy is imported here before the package, as in the script: its in-process build once
+    failed on the portable-numerics check, so the script builds through the command."""
+    from imaginebench_data.datasets.read import local_ids
+
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "empty"))
+    _script("loader_speed").ensure_dataset(BABYAI, tmp_path / "built", episodes=6)
+    assert BABYAI in local_ids()
+    card = json.loads((tmp_path / "built" / "cards" / "babyai-train-real-v0.json").read_text())
+    assert card["episodes"] == 6
 
 
 def test_every_benchmark_imports_names_the_package_has():
