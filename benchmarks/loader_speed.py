@@ -210,7 +210,8 @@ def ensure_dataset(dataset_id: str, root: Path, episodes: int | None = None) -> 
         return
     os.environ["MINARI_DATASETS_PATH"] = str(root)
     if dataset_id not in local_ids():
-        print(f"building {dataset_id} (demo scale) into {root} ...", flush=True)
+        size = f"{episodes} episodes" if episodes is not None else "demo scale"
+        print(f"building {dataset_id} ({size}) into {root} ...", flush=True)
         command = [sys.executable, "-c", "from imaginebench_data.cli import app; app()", "build", dataset_id,
                    "--cards-dir", str(root / "cards")]
         if episodes is not None:
