@@ -375,8 +375,13 @@ def ground(
     dynamics_per_episode: int = typer.Option(2, help="Dynamics-task sequences per episode and epoch."),
     short_apart: bool = typer.Option(False, help="Batch the short (dynamics) sequences apart from the "
                                      "long ones: many dynamics samples then cost little."),
-    hide_history: bool = typer.Option(False, help="The model sees the domain's history columns as their "
-                                      "mean (HalfCheetah's counters)."),
+    hide_history: bool | None = typer.Option(None, "--hide-history/--no-hide-history", show_default=False,
+                                             help="The model sees the domain's history columns as their "
+                                             "mean (HalfCheetah's counters; default: off)."),
+    hide_unseen: bool | None = typer.Option(None, "--hide-unseen/--no-hide-unseen", show_default=False,
+                                            help="The model sees the state columns the training set never "
+                                            "varied as that value (default: the domain's builds' choice, "
+                                            "on for Meta-World)."),
     action_bins: int = typer.Option(0, help="Continuous actions: the action head predicts each action "
                                      "number as one of this many values (0: regression)."),
 ) -> None:
@@ -385,6 +390,7 @@ def ground(
     Under `accelerate launch --num_processes N` it trains data parallel on N processes (GPUs, or
     CPUs with --cpu), each on its share of every batch of --batch-size."""
     from .datasets.ids import DatasetId
+    from .domains import get_domain
     from .imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
     from .imagine.distributed import is_main_process
     from .imagine.train import TrainSettings
@@ -392,9 +398,10 @@ def ground(
 
     trained_on = DatasetId.parse(dataset_id)
     _choose_numerics(numerics, [r for r in load_recipes().values() if r.train_from == trained_on])
-    settings = TrainSettings(epochs=epochs, precision=precision, batch_size=batch_size, lr=lr,
-                             dynamics_per_episode=dynamics_per_episode, short_apart=short_apart,
-                             hide_history=hide_history, action_bins=action_bins)
+    settings = TrainSettings.for_domain(
+        get_domain(trained_on.domain), epochs=epochs, precision=precision, batch_size=batch_size, lr=lr,
+        dynamics_per_episode=dynamics_per_episode, short_apart=short_apart, hide_history=hide_history,
+        hide_unseen=hide_unseen, action_bins=action_bins)
     path = ensure_checkpoint(dataset_id, backbone=backbone, lora=lora, settings=settings)
     if not is_main_process():  # under `accelerate launch`: the main process reports
         return

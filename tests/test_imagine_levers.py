@@ -1,18 +1,28 @@
-"""Grounding's opt-in levers: state columns the model never sees, short sequences batched apart,
-continuous actions predicted as bins."""
+"""Grounding's opt-in levers: state columns the model never sees (the domain's history columns,
+the columns training never varied), short sequences batched apart, continuous actions predicted
+as bins."""
 
+import dataclasses
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
 from imagine_helpers import CLEVR, tiny_config, tiny_model
 
+from imaginebench_data.domains import get_domain
 from imaginebench_data.imagine.backbone import slot_token_id
 from imaginebench_data.imagine.config import GroundingConfig
 from imaginebench_data.imagine.data import SequenceFactory, collate
 from imaginebench_data.imagine.sequences import rollout_sequence
-from imaginebench_data.imagine.train import SHORT, TrainSettings, epoch_batches
+from imaginebench_data.imagine.train import (
+    SHORT,
+    TrainSettings,
+    epoch_batches,
+    hidden_columns,
+    unseen_columns,
+)
 
 
 def test_hidden_columns_do_not_change_what_the_model_sees():
@@ -50,6 +60,43 @@ def test_opt_in_levers_leave_the_checkpoint_key_of_before():
     assert set(TrainSettings().key()) == before
     assert TrainSettings(hide_history=True).key()["hide_history"] is True
     assert set(TrainSettings(short_apart=True).key()) == before | {"short_apart"}
+
+
+def episodes_with(*columns: np.ndarray) -> list[SimpleNamespace]:
+    """Episodes whose states are the given (T, D) arrays."""
+    return [SimpleNamespace(states=np.asarray(c, dtype=np.float32)) for c in columns]
+
+
+def test_unseen_columns_are_those_constant_in_every_training_state():
+    rng = np.random.default_rng(0)
+    first, second = rng.normal(size=(5, 6)), rng.normal(size=(7, 6))
+    first[:, [1, 4]] = second[:, [1, 4]] = (0.25, 0.0)  # constant in both episodes
+    first[:, 2], second[:, 2] = 1.0, 2.0  # constant within each episode, not across them
+    second[3, 5] = first[0, 5] = 3.0
+    first[:, 5] = 3.0  # constant but for one state of the second episode
+    assert unseen_columns(episodes_with(first, second)) == [1, 4]
+
+
+def test_hidden_columns_join_the_levers_that_are_on():
+    states = np.zeros((4, 10))
+    states[:, 0] = np.arange(4)  # only column 0 varies
+    episodes = episodes_with(states)
+    domain = dataclasses.replace(CLEVR, history_columns=(0, 1))
+    assert hidden_columns(domain, TrainSettings(), episodes) == []
+    assert hidden_columns(domain, TrainSettings(hide_history=True), episodes) == [0, 1]
+    assert hidden_columns(domain, TrainSettings(hide_unseen=True), episodes) == list(range(1, 10))
+    both = TrainSettings(hide_history=True, hide_unseen=True)
+    assert hidden_columns(domain, both, episodes) == list(range(10))
+
+
+def test_a_domains_grounding_levers_are_on_unless_switched_off():
+    metaworld = TrainSettings.for_domain(get_domain("metaworld"), epochs=5)
+    assert metaworld.hide_unseen and metaworld.epochs == 5 and metaworld.key()["hide_unseen"] is True
+    assert not TrainSettings.for_domain(get_domain("metaworld"), hide_unseen=False).hide_unseen
+    # lr None is the default, not an override
+    assert TrainSettings.for_domain(get_domain("metaworld"), lr=None).lr is None
+    for name in ("clevr", "babyai", "halfcheetah", "libero"):  # their checkpoint folders stay
+        assert TrainSettings.for_domain(get_domain(name), epochs=20).key() == TrainSettings().key()
 
 
 def test_short_apart_batches_short_and_long_sequences_apart():

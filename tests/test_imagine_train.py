@@ -12,6 +12,7 @@ from transformers import LlamaConfig, LlamaForCausalLM
 
 from imaginebench_data.imagine import train
 from imaginebench_data.imagine.checkpoint import checkpoint_hash, load_checkpoint, training_info
+from imaginebench_data.imagine.checkpoints import checkpoint_provenance
 from imaginebench_data.imagine.data import read_episodes, split
 from imaginebench_data.imagine.evidence import predict_next_states
 from imaginebench_data.imagine.generate import Prompt, imagine_batch
@@ -114,6 +115,32 @@ def test_levers_reach_the_grounded_model(in_real, tmp_path, monkeypatch):
     moved = states.clone()
     moved[:, :2] = 3.0
     assert torch.equal(model.embed_states(states), model.embed_states(moved))
+
+
+def test_hiding_the_columns_training_never_varied_changes_no_weight(in_real, tmp_path, monkeypatch):
+    episodes, checksum = read_episodes(TRAIN)
+    for episode in episodes:
+        episode.states[:, 3] = 0.7  # one ball's x never moves in training
+    monkeypatch.setattr(train, "read_episodes", lambda dataset_id: (episodes, checksum))
+    settings = TrainSettings(epochs=1, batch_size=16)
+    train_grounding(TRAIN, tmp_path / "plain", settings=settings, progress=False)
+    train_grounding(TRAIN, tmp_path / "hidden", settings=dataclasses.replace(settings, hide_unseen=True),
+                    progress=False)
+    plain, hidden = load_checkpoint(tmp_path / "plain"), load_checkpoint(tmp_path / "hidden")
+    assert plain.config.hidden_columns == [] and hidden.config.hidden_columns == [3]
+    weights = {k: v for k, v in hidden.state_dict().items() if k != "hidden_columns"}
+    assert weights.keys() == plain.state_dict().keys()
+    for name, tensor in plain.state_dict().items():  # trained to the same bits
+        assert torch.equal(tensor, weights[name]), name
+    # ... yet a novel scene's value there reaches only the plain model's untrained weights
+    states = torch.tensor(np.stack([episodes[0].states[0]] * 2))
+    states[1, 3] = 5.0
+    assert torch.equal(*hidden.embed_states(states))
+    assert not torch.allclose(*plain.embed_states(states))
+    (tmp_path / "hidden" / "evidence.json").write_text("{}")
+    line = checkpoint_provenance(tmp_path / "hidden")["hidden_state_columns"]
+    assert line == "1 state columns the model sees at their training mean (the columns the training set " \
+                   "never varied): 3"
 
 
 def test_action_bins_are_refused_for_discrete_actions(in_real, tmp_path):

@@ -125,5 +125,17 @@ def checkpoint_provenance(path: Path) -> dict[str, Any]:
                      "device": training["device"], "parameters": training["parameters"],
                      **({"processes": training["processes"]} if training.get("processes", 1) > 1 else {}),
                      "final_losses": {k: v for k, v in last.items() if k != "epoch"}},
+        **_hidden(model_config.get("hidden_columns", []), training["settings"]),
         "evidence": json.loads((Path(path) / "evidence.json").read_text()),
     }
+
+
+def _hidden(columns: list[int], settings: dict[str, Any]) -> dict[str, str]:
+    """The card's line on the state columns the model sees as their mean (none: no line)."""
+    if not columns:
+        return {}
+    why = [text for lever, text in (("hide_unseen", "the columns the training set never varied"),
+                                    ("hide_history", "the domain's history columns"))
+           if settings.get(lever)]
+    return {"hidden_state_columns": f"{len(columns)} state columns the model sees at their training mean "
+            f"({' and '.join(why)}): {', '.join(map(str, columns))}"}

@@ -27,7 +27,8 @@ class GroundingConfig:
     - ``lora``: LoRA rank on the backbone (0 = train every backbone weight).
     - ``hidden_columns``: state columns the state adapter never sees (it sees their mean): the
       domain's ``history_columns`` (bookkeeping of the episode, not physics) when grounded with
-      ``TrainSettings.hide_history``, else none. Written to config.json only when there are
+      ``TrainSettings.hide_history``, and the columns constant in every training state with
+      ``TrainSettings.hide_unseen``; else none. Written to config.json only when there are
       some, so the hashes of checkpoints grounded before the field existed stay.
     - ``action_bins``: continuous actions only; > 0 gives the action head that many logits per
       action number, over evenly spaced values from ``action_low`` to ``action_high``

@@ -42,11 +42,22 @@ class TrainSettings:
     # Opt-in levers, measured on HalfCheetah (docs/experiments.md, "HalfCheetah's direction:
     # three more probes"); off, the grounding is what it was, bit for bit:
     hide_history: bool = False  # the state adapter sees the domain's history_columns as their mean
+    # the state adapter sees the columns the training set never varied as that constant value
+    # (measured on Meta-World, whose novel scenes fill entity slots empty in every training state:
+    # docs/experiments.md, "Meta-World: the slots the model was never shown")
+    hide_unseen: bool = False
     # sequences of at most SHORT positions batched apart from longer ones (the learning-rate
     # schedule counts the batches as if mixed, up to one fewer per epoch: the few steps past
     # its end get a learning rate of 0)
     short_apart: bool = False
     action_bins: int = 0  # continuous actions: the action head's values per number (0: regression)
+
+    @classmethod
+    def for_domain(cls, domain, **fields) -> TrainSettings:
+        """Settings with ``domain``'s ``grounding_levers`` switched on; a field given (not None)
+        wins, so ``hide_unseen=False`` switches a domain's lever off."""
+        levers = {name: True for name in domain.grounding_levers}
+        return cls(**{**levers, **{k: v for k, v in fields.items() if v is not None}})
 
     def learning_rate(self, backbone: str, lora: int) -> float:
         if self.lr is not None:
@@ -61,7 +72,7 @@ class TrainSettings:
         return {k: v for k, v in fields.items() if k not in OPT_IN or v != OPT_IN[k]}
 
 
-OPT_IN = {"hide_history": False, "short_apart": False, "action_bins": 0}
+OPT_IN = {"hide_history": False, "hide_unseen": False, "short_apart": False, "action_bins": 0}
 SHORT = 40  # positions: every dynamics-task sequence, and rollouts of a few steps only
 
 
@@ -85,6 +96,23 @@ def _size(parameter: torch.nn.Parameter) -> int:
 
 def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def unseen_columns(episodes) -> list[int]:
+    """State columns that hold one value in every state of ``episodes``. Their weights in the
+    state adapter never learn anything (centred, the column is 0 in every training input), so a
+    novel scene that fills one (Meta-World's wall, hammer or ball slots) feeds the model a value
+    thousands of training spreads from any it saw, through untrained weights."""
+    states = np.concatenate([e.states for e in episodes])
+    return [int(c) for c in np.flatnonzero(np.ptp(states, axis=0) == 0)]
+
+
+def hidden_columns(domain, settings: TrainSettings, episodes) -> list[int]:
+    """The columns the state adapter sees as their mean, by the settings' levers."""
+    hidden = set(domain.history_columns) if settings.hide_history else set()
+    if settings.hide_unseen:
+        hidden |= set(unseen_columns(episodes))
+    return sorted(hidden)
 
 
 def normalisation(episodes) -> dict[str, list[float]]:
@@ -162,7 +190,7 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
         action_dim=int(domain.action_space.n) if discrete else int(domain.action_space.shape[0]),
         sentence_encoder=sentence_encoder, sentence_dim=sentences.dim, lora=lora,
         train_dataset=dataset_id, train_checksum=checksum,
-        hidden_columns=list(domain.history_columns) if settings.hide_history else [],
+        hidden_columns=hidden_columns(domain, settings, train_eps),
         **bounds, **normalisation(train_eps))
     longest = max(t.horizon for level in LEVELS for t in domain.tasks(level))
     config.max_positions = max(config.max_positions, 2 * longest + 128)  # a whole rollout + prompt

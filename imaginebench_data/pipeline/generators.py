@@ -62,7 +62,7 @@ def grounded_model(recipe: Recipe, *, backbone: str, lora: int, epochs: int, pre
     from ..imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
     from ..imagine.train import TrainSettings
 
-    settings = TrainSettings(epochs=epochs, precision=precision)
+    settings = TrainSettings.for_domain(get_domain(recipe.domain), epochs=epochs, precision=precision)
     path = ensure_checkpoint(str(recipe.train_from), backbone=backbone, lora=lora, settings=settings,
                              progress=progress)
     provenance = checkpoint_provenance(path)

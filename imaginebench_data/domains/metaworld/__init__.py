@@ -33,6 +33,9 @@ DOMAIN = Domain(
     "from) kept empty; the opening clipped into [0, 1], the tool centre into the arm's workspace, "
     "quaternions scaled to unit norm",
     render=render,
+    # its easy and hard scenes fill entity slots (wall, hammer, nail, ball) that are empty in
+    # every training state: the model sees those columns as in training (imagine/train.py)
+    grounding_levers=("hide_unseen",),
     notes={
         "state": "91 numbers in fixed entity slots, the same for every task: 0-2 gripper tool "
         "centre xyz, 3 gripper opening (0 closed .. 1 open), 4-6 target location (goal xyz of the "
