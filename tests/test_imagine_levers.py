@@ -72,8 +72,8 @@ def test_unseen_columns_are_those_constant_in_every_training_state():
     first, second = rng.normal(size=(5, 6)), rng.normal(size=(7, 6))
     first[:, [1, 4]] = second[:, [1, 4]] = (0.25, 0.0)  # constant in both episodes
     first[:, 2], second[:, 2] = 1.0, 2.0  # constant within each episode, not across them
-    second[3, 5] = first[0, 5] = 3.0
-    first[:, 5] = 3.0  # constant but for one state of the second episode
+    first[:, 5] = second[:, 5] = 3.0
+    second[3, 5] = 3.5  # constant but for one state of the second episode
     assert unseen_columns(episodes_with(first, second)) == [1, 4]
 
 
