@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 GOAL_SPEEDUP = 1.8  # 2 workers at least this many times faster than 1
-CLI = [sys.executable, "-c", "from imaginebench_data.cli import app; app()"]
+CLI = [sys.executable, "-m", "imaginebench_data"]  # the imaginebench command, this interpreter
 
 
 def build(dataset_id: str, workers: int, workdir: Path, episodes: int | None) -> tuple[float, str, str]:

@@ -212,8 +212,8 @@ def ensure_dataset(dataset_id: str, root: Path, episodes: int | None = None) -> 
     if dataset_id not in local_ids():
         size = f"{episodes} episodes" if episodes is not None else "demo scale"
         print(f"building {dataset_id} ({size}) into {root} ...", flush=True)
-        command = [sys.executable, "-c", "from imaginebench_data.cli import app; app()", "build", dataset_id,
-                   "--cards-dir", str(root / "cards")]
+        command = [sys.executable, "-m", "imaginebench_data", "build", dataset_id, "--cards-dir",
+                   str(root / "cards")]
         if episodes is not None:
             command += ["--episodes", str(episodes)]
         result = subprocess.run(command, capture_output=True, text=True)
