@@ -90,12 +90,13 @@ def test_hidden_columns_join_the_levers_that_are_on():
 
 
 def test_a_domains_grounding_levers_are_on_unless_switched_off():
-    metaworld = TrainSettings.for_domain(get_domain("metaworld"), epochs=5)
-    assert metaworld.hide_unseen and metaworld.epochs == 5 and metaworld.key()["hide_unseen"] is True
-    assert not TrainSettings.for_domain(get_domain("metaworld"), hide_unseen=False).hide_unseen
+    for name in ("metaworld", "libero"):
+        levered = TrainSettings.for_domain(get_domain(name), epochs=5)
+        assert levered.hide_unseen and levered.epochs == 5 and levered.key()["hide_unseen"] is True
+        assert not TrainSettings.for_domain(get_domain(name), hide_unseen=False).hide_unseen
     # lr None is the default, not an override
     assert TrainSettings.for_domain(get_domain("metaworld"), lr=None).lr is None
-    for name in ("clevr", "babyai", "halfcheetah", "libero"):  # their checkpoint folders stay
+    for name in ("clevr", "babyai", "halfcheetah"):  # their checkpoint folders stay
         assert TrainSettings.for_domain(get_domain(name), epochs=20).key() == TrainSettings().key()
 
 

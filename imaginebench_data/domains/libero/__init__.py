@@ -37,6 +37,7 @@ DOMAIN = Domain(
     prompting=f"the model is prompted afresh from the state reached every {PROMPT_STEPS} imagined "
     "steps, with the same instruction, until the task holds or its time limit",
     render=render,
+    grounding_levers=("hide_unseen",),  # the basket's quaternion never varies in training
     notes={
         "state": "44 numbers: 0-6 Panda joint angles (rad), 7-9 grip site xyz, 10-13 hand quaternion "
         "(xyzw), 14-15 finger positions (m, +-0.04 = open), then xyz + xyzw quaternion of the "
