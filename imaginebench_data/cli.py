@@ -381,7 +381,7 @@ def ground(
     hide_unseen: bool | None = typer.Option(None, "--hide-unseen/--no-hide-unseen", show_default=False,
                                             help="The model sees the state columns the training set never "
                                             "varied as that value (default: the domain's builds' choice, "
-                                            "on for Meta-World)."),
+                                            "on for Meta-World and LIBERO)."),
     action_bins: int = typer.Option(0, help="Continuous actions: the action head predicts each action "
                                      "number as one of this many values (0: regression)."),
 ) -> None:

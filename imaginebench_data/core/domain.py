@@ -94,7 +94,7 @@ class Domain:
       the physics alone (``BCSettings.history=False``) leaves them out.
     - ``grounding_levers``: opt-in ``imagine.train.TrainSettings`` levers (boolean field names)
       that this domain's imagined recipes, and ``imaginebench ground`` by default, switch on
-      (Meta-World: ``hide_unseen``). Part of the method: the checkpoint key names them.
+      (Meta-World, LIBERO: ``hide_unseen``). Part of the method: the checkpoint key names them.
     """
 
     name: str
