@@ -58,6 +58,26 @@ def test_exact_shares_and_source_index():
     assert sampler.counts == {"real": 50, "imaginary": 80}
 
 
+@pytest.mark.parametrize("as_numpy", [True, False])
+def test_every_column_of_a_mixed_batch_comes_from_the_same_row(as_numpy):
+    """Three sources, one storing float64 states (numpy batches promote it, as concatenate
+    would): row b of every key is row ``index[b]`` of the source ``dataset[b]`` says."""
+    a, b, c = make_transitions("real", 50), make_transitions("imaginary", 80), make_transitions("oracle-x", 64)
+    c.observations, c.next_observations = c.observations.astype(np.float64), c.next_observations.astype(np.float64)
+    sources = [a, b, c]
+    batch = Sampler({a: 1.0, b: 2.0, c: 1.0}, encoder=None, seed=3).sample(203, as_numpy=as_numpy,
+                                                                             with_index=True)
+    batch = {key: np.asarray(value) for key, value in batch.items()}
+    assert np.bincount(batch["dataset"]).tolist() == [51, 101, 51]
+    assert batch["observations"].dtype == (np.float64 if as_numpy else np.float32)
+    for row, (k, i) in enumerate(zip(batch["dataset"], batch["index"])):
+        t = sources[k]
+        np.testing.assert_array_equal(batch["observations"][row], t.observations[i])
+        np.testing.assert_array_equal(batch["next_observations"][row], t.next_observations[i])
+        assert batch["actions"][row] == t.actions[i] and batch["rewards"][row] == t.rewards[i]
+        assert batch["terminals"][row] == t.terminals[i] and batch["timeouts"][row] == t.timeouts[i]
+
+
 def test_filters_exclude_flagged_rows():
     n = 60
     legal = np.arange(n) % 3 != 0  # rows 0, 3, 6, ... illegal
