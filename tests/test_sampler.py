@@ -62,8 +62,9 @@ def test_exact_shares_and_source_index():
 def test_every_column_of_a_mixed_batch_comes_from_the_same_row(as_numpy):
     """Three sources, one storing float64 states (numpy batches promote it, as concatenate
     would): row b of every key is row ``index[b]`` of the source ``dataset[b]`` says."""
-    a, b, c = make_transitions("real", 50), make_transitions("imaginary", 80), make_transitions("oracle-x", 64)
-    c.observations, c.next_observations = c.observations.astype(np.float64), c.next_observations.astype(np.float64)
+    a, b, c = (make_transitions(name, n) for name, n in (("real", 50), ("imaginary", 80), ("oracle-x", 64)))
+    c.observations = c.observations.astype(np.float64)
+    c.next_observations = c.next_observations.astype(np.float64)
     sources = [a, b, c]
     batch = Sampler({a: 1.0, b: 2.0, c: 1.0}, encoder=None, seed=3).sample(203, as_numpy=as_numpy,
                                                                              with_index=True)
