@@ -28,6 +28,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from imaginebench_data.domains import get_domain  # noqa: E402
+from imaginebench_data.domains.clevr.sim import N_BALLS, N_DIRECTIONS  # noqa: E402
 from imaginebench_data.imagine.backbone import slot_token_id  # noqa: E402
 from imaginebench_data.imagine.checkpoint import load_checkpoint  # noqa: E402
 from imaginebench_data.imagine.data import collate  # noqa: E402
@@ -43,7 +44,6 @@ from imaginebench_data.imagine.train import SentenceTable  # noqa: E402
 from imaginebench_data.pipeline.rollout import episode_start  # noqa: E402
 
 SEED = 3000  # the easy recipes' seed
-BALLS = ("red", "blue", "green", "purple", "cyan")
 WEIGHTS = (0.25, 0.5, 1, 2, 4)
 
 model = load_checkpoint(sys.argv[1], "cpu")
@@ -54,6 +54,7 @@ prompts = [Prompt(s.task, s.instruction, s.state)
            for s in (episode_start(domain, "easy", i, SEED, sim) for i in range(count))]
 sentences = SentenceTable(model.config.sentence_encoder)
 tokenizer, actions = model.tokenizer, model.config.action_dim
+slot = slot_token_id(tokenizer)
 s0 = np.stack([p.start for p in prompts]).astype(np.float32)
 
 
@@ -78,7 +79,7 @@ def explained(chunk: list[Prompt]):
     sequences = []
     for i, prompt in enumerate(chunk):
         for a in range(actions):
-            b = SequenceBuilder(tokenizer, slot_token_id(tokenizer), model.config.state_dim, (), np.int64)
+            b = SequenceBuilder(tokenizer, slot, model.config.state_dim, (), np.int64)
             b.text(EXPLAIN_PREFIX).trajectory(np.stack([prompt.start, after[i * actions + a]]), np.array([a]),
                                               supervised=False)
             sequences.append(b.text(EXPLAIN_BRIDGE).text(" " + prompt.instruction, supervised=True).build())
@@ -114,19 +115,19 @@ def rates(choice: np.ndarray) -> tuple[float, float]:
 
 
 choice = head.argmax(1)
-instructed = np.array([BALLS.index(p.task.id.split("-")[1]) for p in prompts])
+instructed = np.array([p.task.goal["ball"] for p in prompts])
 solved = np.array([reached(p, a) for p, a in zip(prompts, choice)])
-right_ball = choice // 8 == instructed
+right_ball = choice // N_DIRECTIONS == instructed
 print(f"action head: goal reached in the simulator {100 * solved.mean():.1f}%")
 print(f"  its ball is the instructed one in {100 * right_ball.mean():.1f}%")
 print(f"  goal reached when the ball is right {100 * solved[right_ball].mean():.1f}%")
-chance = np.mean([np.mean([reached(p, a) for a in range(8 * ball, 8 * ball + 8)])
+chance = np.mean([np.mean([reached(p, a) for a in range(N_DIRECTIONS * ball, N_DIRECTIONS * (ball + 1))])
                   for p, ball in zip(prompts, instructed)])
 print(f"  a push of the instructed ball in a random direction reaches the goal in {100 * chance:.1f}%")
-mass = np.exp(head).reshape(count, len(BALLS), -1).sum(2)[np.arange(count), instructed]
+mass = np.exp(head).reshape(count, N_BALLS, N_DIRECTIONS).sum(2)[np.arange(count), instructed]
 print(f"probability the head puts on the instructed ball's 8 pushes: {mass.mean():.2f} (mean)")
 for direction in ("behind", "left", "front", "right"):
-    rows = np.array([p.task.id.endswith(direction) for p in prompts])
+    rows = np.array([p.task.goal["relation"] == direction for p in prompts])
     print(f"  {direction:>6}: goal reached {100 * solved[rows].mean():.0f}%")
 for weight in WEIGHTS:
     for label, text in (("all words", text_all), ("known words", text_known)):
