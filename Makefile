@@ -54,9 +54,12 @@ demo: $(STAMP) osmesa
 	$(VENV)/bin/imaginebench build --default --scale demo --skip-existing
 	$(foreach d,$(DOMAINS),$(VENV)/bin/imaginebench build --domain $(d) --scale demo --skip-existing &&) true
 
+# Two pytest workers (pytest-xdist). --dist loadfile keeps each test file on one worker, so its
+# module fixtures are built once; tests/conftest.py makes the workers' OpenMP threads wait
+# passively. The d3rlpy tests have no module fixtures.
 test: $(STAMP) $(D3_STAMP) osmesa
-	$(PY) -m pytest -q
-	$(D3_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_d3rlpy_*.py
+	$(PY) -m pytest -q -n 2 --dist loadfile
+	$(D3_VENV)/bin/python -m pytest -q -n 2 -p no:cacheprovider tests/test_d3rlpy_*.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check imaginebench_data builders tests benchmarks

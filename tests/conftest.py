@@ -1,6 +1,13 @@
 # ruff: noqa: I001  (imaginebench_data is imported before numpy: it picks numpy's OpenBLAS kernels)
 import os
 
+# Under pytest-xdist (make test runs 2 workers) each worker's torch keeps its own OpenMP threads,
+# which by default spin while they wait for work and so take the cores from the other worker's:
+# a grounding test ran 2.2x slower beside another than alone. Passive threads sleep instead. It
+# is read when torch loads, so before anything imports it; it changes timing, never results.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 import imaginebench_data  # noqa: F401  first: it picks numpy's OpenBLAS kernels and MuJoCo's OpenGL backend
 import numpy as np
 import pytest
