@@ -373,8 +373,10 @@ def ground(
     numerics: str = typer.Option("recipe", help="CPU kernels: recipe (what the domain's imagined recipes "
                                  "say), portable or native (see `imaginebench build --help`)."),
     dynamics_per_episode: int = typer.Option(2, help="Dynamics-task sequences per episode and epoch."),
-    short_apart: bool = typer.Option(False, help="Batch the short (dynamics) sequences apart from the "
-                                     "long ones: many dynamics samples then cost little."),
+    short_apart: bool | None = typer.Option(None, "--short-apart/--no-short-apart", show_default=False,
+                                            help="Batch the short (dynamics, one-step) sequences apart from "
+                                            "the long ones: many of them then cost little (default: the "
+                                            "domain's builds' choice, on for Meta-World)."),
     hide_history: bool | None = typer.Option(None, "--hide-history/--no-hide-history", show_default=False,
                                              help="The model sees the domain's history columns as their "
                                              "mean (HalfCheetah's counters; default: off)."),
@@ -384,6 +386,13 @@ def ground(
                                             "on for Meta-World and LIBERO)."),
     action_bins: int = typer.Option(0, help="Continuous actions: the action head predicts each action "
                                      "number as one of this many values (0: regression)."),
+    action_weight: float | None = typer.Option(None, show_default=False,
+                                               help="The action loss counted this many times in the sum "
+                                               "the optimiser minimises (default 1: the plain sum)."),
+    steps_per_episode: int | None = typer.Option(None, show_default=False,
+                                                 help="One-step rollouts (the rollout task prompted at a "
+                                                 "random step) per episode and epoch (default: the domain's "
+                                                 "builds' choice, 16 for Meta-World, 0 elsewhere)."),
 ) -> None:
     """Ground a language model on a real dataset (or reuse the checkpoint); print its evidence.
 
@@ -401,7 +410,8 @@ def ground(
     settings = TrainSettings.for_domain(
         get_domain(trained_on.domain), epochs=epochs, precision=precision, batch_size=batch_size, lr=lr,
         dynamics_per_episode=dynamics_per_episode, short_apart=short_apart, hide_history=hide_history,
-        hide_unseen=hide_unseen, action_bins=action_bins)
+        hide_unseen=hide_unseen, action_bins=action_bins, action_weight=action_weight,
+        steps_per_episode=steps_per_episode)
     path = ensure_checkpoint(dataset_id, backbone=backbone, lora=lora, settings=settings)
     if not is_main_process():  # under `accelerate launch`: the main process reports
         return

@@ -15,12 +15,13 @@ from imaginebench_data.domains import get_domain
 from imaginebench_data.imagine.backbone import slot_token_id
 from imaginebench_data.imagine.config import GroundingConfig
 from imaginebench_data.imagine.data import SequenceFactory, collate
-from imaginebench_data.imagine.sequences import rollout_sequence
+from imaginebench_data.imagine.sequences import ACTION, STATE, rollout_sequence
 from imaginebench_data.imagine.train import (
     SHORT,
     TrainSettings,
     epoch_batches,
     hidden_columns,
+    minimised,
     unseen_columns,
 )
 
@@ -60,6 +61,52 @@ def test_opt_in_levers_leave_the_checkpoint_key_of_before():
     assert set(TrainSettings().key()) == before
     assert TrainSettings(hide_history=True).key()["hide_history"] is True
     assert set(TrainSettings(short_apart=True).key()) == before | {"short_apart"}
+    assert set(TrainSettings(action_weight=1.0).key()) == before
+    assert TrainSettings(action_weight=10.0).key()["action_weight"] == 10.0
+
+
+def test_action_weight_scales_the_action_loss_gradient_alone():
+    model = tiny_model()
+    weights = dict(model.named_parameters())
+    losses = {"state": weights["state_head.weight"].square().sum(),
+              "action": weights["action_head.weight"].square().sum(),
+              "text": torch.zeros(())}
+    # at 1 the plain sum, the same bits as before the lever
+    assert torch.equal(minimised(losses, 1.0), losses["state"] + losses["action"] + losses["text"])
+    heads = [weights["state_head.weight"], weights["action_head.weight"]]
+    plain = torch.autograd.grad(minimised(losses, 1.0), heads, retain_graph=True)
+    heavy = torch.autograd.grad(minimised(losses, 10.0), heads)
+    assert torch.equal(heavy[0], plain[0])  # the state head's gradient is untouched
+    assert torch.allclose(heavy[1], 10 * plain[1])
+
+
+def test_one_step_rollouts_pair_each_state_with_its_own_action_and_next_state():
+    model = tiny_model()
+    factory = SequenceFactory(model.tokenizer, slot_token_id(model.tokenizer), 10, (), np.int64,
+                              lambda text: None)
+    task = CLEVR.tasks("train")[0]
+    episodes = [SimpleNamespace(task_id=task.id, instruction=task.phrasings[0],
+                                states=np.arange(6 * 10, dtype=np.float32).reshape(6, 10) + 100 * e,
+                                actions=np.arange(5) + 10 * e) for e in range(3)]
+    phrasings = {task.id: task.phrasings}
+    plain = factory.epoch(episodes, phrasings, np.random.default_rng(4), dynamics_per_episode=2)
+    stepped = factory.epoch(episodes, phrasings, np.random.default_rng(4), dynamics_per_episode=2,
+                            steps_per_episode=3)
+    assert len(plain) == 3 * 4 and len(stepped) == 3 * 7
+    for before, after in zip(plain[:4], stepped[:4]):  # the first episode's draws come first
+        assert np.array_equal(before.ids, after.ids) and np.array_equal(before.states, after.states)
+    for e, episode in enumerate(episodes):
+        for seq in stepped[7 * e + 4 : 7 * e + 7]:
+            state_slots = np.flatnonzero(seq.kind == STATE)
+            assert len(state_slots) == 2 and seq.action_mask.sum() == 1 and seq.state_mask.sum() == 1
+            t = int(np.flatnonzero((episode.states == seq.states[state_slots[0]]).all(1))[0])
+            assert np.array_equal(seq.states[state_slots[1]], episode.states[t + 1])
+            assert seq.action_target[seq.action_mask][0] == episode.actions[t]  # s_t predicts a_t
+            assert seq.actions[seq.kind == ACTION][0] == episode.actions[t]
+            # a_t predicts s_t+1, relative to s_t
+            assert np.array_equal(seq.state_target[seq.state_mask][0], episode.states[t + 1])
+            assert np.array_equal(seq.state_base[seq.state_mask][0], episode.states[t])
+            assert len(seq) <= SHORT  # the prompt and one step: with short_apart, batched apart from rollouts
 
 
 def episodes_with(*columns: np.ndarray) -> list[SimpleNamespace]:
@@ -98,6 +145,20 @@ def test_a_domains_grounding_levers_are_on_unless_switched_off():
     assert TrainSettings.for_domain(get_domain("metaworld"), lr=None).lr is None
     for name in ("clevr", "babyai", "halfcheetah"):  # their checkpoint folders stay
         assert TrainSettings.for_domain(get_domain(name), epochs=20).key() == TrainSettings().key()
+    metaworld = TrainSettings.for_domain(get_domain("metaworld"), epochs=20)
+    assert (metaworld.short_apart, metaworld.steps_per_episode) == (True, 16)
+    assert TrainSettings.for_domain(get_domain("metaworld"), steps_per_episode=0).steps_per_episode == 0
+    libero = TrainSettings.for_domain(get_domain("libero"), epochs=20)
+    assert (libero.short_apart, libero.steps_per_episode) == (False, 0)
+
+
+def test_cards_name_the_training_levers_that_were_on():
+    from imaginebench_data.imagine.checkpoints import _levers
+
+    # training.json's settings: every field; the hidden columns have their own line on the card
+    assert _levers(dataclasses.asdict(TrainSettings(hide_unseen=True))) == {}  # cards of before: as they were
+    on = dataclasses.asdict(TrainSettings(hide_unseen=True, short_apart=True, steps_per_episode=16))
+    assert _levers(on) == {"training_levers": {"short_apart": True, "steps_per_episode": 16}}
 
 
 def test_short_apart_batches_short_and_long_sequences_apart():

@@ -92,9 +92,10 @@ class Domain:
     - ``history_columns``: state columns that are bookkeeping of the episode so far (HalfCheetah's
       x since the reset, time, furthest x forward and backward), not physics; a policy told to see
       the physics alone (``BCSettings.history=False``) leaves them out.
-    - ``grounding_levers``: opt-in ``imagine.train.TrainSettings`` levers (boolean field names)
-      that this domain's imagined recipes, and ``imaginebench ground`` by default, switch on
-      (Meta-World, LIBERO: ``hide_unseen``). Part of the method: the checkpoint key names them.
+    - ``grounding_levers``: opt-in ``imagine.train.TrainSettings`` levers that this domain's
+      imagined recipes, and ``imaginebench ground`` by default, switch on: a field name (set to
+      True) or a ``(name, value)`` pair (LIBERO: ``hide_unseen``; Meta-World: that, and one-step
+      rollouts batched apart). Part of the method: the checkpoint key names them.
     """
 
     name: str
@@ -119,7 +120,7 @@ class Domain:
     draw_states: Callable[[Any, np.ndarray], None] | None = None
     render: Callable[[Simulator], np.ndarray] | None = None
     history_columns: tuple[int, ...] = ()
-    grounding_levers: tuple[str, ...] = ()
+    grounding_levers: tuple[str | tuple[str, Any], ...] = ()
 
     @property
     def discrete(self) -> bool:

@@ -26,7 +26,7 @@ from .distributed import is_main_process
 from .evidence import goal_evidence, next_state_evidence
 from .numerics import on_device
 from .precision import resolve as resolve_precision
-from .train import SentenceTable, TrainSettings, default_device, train_grounding
+from .train import OPT_IN, SentenceTable, TrainSettings, default_device, train_grounding
 
 EVIDENCE_EPISODES = 160
 
@@ -126,8 +126,17 @@ def checkpoint_provenance(path: Path) -> dict[str, Any]:
                      **({"processes": training["processes"]} if training.get("processes", 1) > 1 else {}),
                      "final_losses": {k: v for k, v in last.items() if k != "epoch"}},
         **_hidden(model_config.get("hidden_columns", []), training["settings"]),
+        **_levers(training["settings"]),
         "evidence": json.loads((Path(path) / "evidence.json").read_text()),
     }
+
+
+def _levers(settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The card's entry for the opt-in training levers that were on, but for the hidden columns,
+    which have their own line (none on: no entry, so cards of before keep their bytes)."""
+    on = {k: v for k, v in settings.items()
+          if k in OPT_IN and v != OPT_IN[k] and k not in ("hide_unseen", "hide_history")}
+    return {"training_levers": on} if on else {}
 
 
 def _hidden(columns: list[int], settings: dict[str, Any]) -> dict[str, str]:

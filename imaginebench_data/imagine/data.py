@@ -61,17 +61,27 @@ class SequenceFactory:
                                self.action_dtype, sentence)
 
     def epoch(self, episodes: list[Episode], phrasings: dict[str, tuple[str, ...]],
-              rng: np.random.Generator, dynamics_per_episode: int = 2) -> list[Sequence]:
+              rng: np.random.Generator, dynamics_per_episode: int = 2,
+              steps_per_episode: int = 0) -> list[Sequence]:
+        """One epoch's sequences: per episode its rollout and explain sequences,
+        ``dynamics_per_episode`` dynamics sequences and ``steps_per_episode`` one-step rollouts
+        (the rollout task prompted at a random step t: s_t predicts a_t, a_t predicts s_{t+1},
+        no earlier action to follow), each at a step drawn from ``rng``."""
         sequences = []
         for episode in episodes:
             options = phrasings.get(episode.task_id) or (episode.instruction,)
             text = options[rng.integers(len(options))]
             sequences.append(rollout_sequence(self.builder(text), text, episode.states, episode.actions))
+            rollout_text = text
             text = options[rng.integers(len(options))]
             sequences.append(explain_sequence(self.builder(text), text, episode.states, episode.actions))
             for t in rng.integers(len(episode.actions), size=dynamics_per_episode):
                 sequences.append(dynamics_sequence(self.builder(), episode.states[t], episode.actions[t],
                                                    episode.states[t + 1]))
+            if steps_per_episode:  # no draw at all when off: the epochs of before, bit for bit
+                for t in rng.integers(len(episode.actions), size=steps_per_episode):
+                    sequences.append(rollout_sequence(self.builder(rollout_text), rollout_text,
+                                                      episode.states[t : t + 2], episode.actions[t : t + 1]))
         return sequences
 
 

@@ -51,12 +51,20 @@ class TrainSettings:
     # its end get a learning rate of 0)
     short_apart: bool = False
     action_bins: int = 0  # continuous actions: the action head's values per number (0: regression)
+    # the action loss counted this many times in the sum that is minimised (the logged losses
+    # stay unweighted); measured on Meta-World, docs/experiments.md ("Meta-World: the action
+    # loss weighted")
+    action_weight: float = 1.0
+    # one-step rollouts per episode and epoch: the rollout task prompted at a random step, so the
+    # action is read from the state alone (measured on Meta-World, the same section)
+    steps_per_episode: int = 0
 
     @classmethod
     def for_domain(cls, domain, **fields) -> TrainSettings:
         """Settings with ``domain``'s ``grounding_levers`` switched on; a field given (not None)
         wins, so ``hide_unseen=False`` switches a domain's lever off."""
-        levers = {name: True for name in domain.grounding_levers}
+        levers = dict(lever if isinstance(lever, tuple) else (lever, True)
+                      for lever in domain.grounding_levers)
         return cls(**{**levers, **{k: v for k, v in fields.items() if v is not None}})
 
     def learning_rate(self, backbone: str, lora: int) -> float:
@@ -72,8 +80,18 @@ class TrainSettings:
         return {k: v for k, v in fields.items() if k not in OPT_IN or v != OPT_IN[k]}
 
 
-OPT_IN = {"hide_history": False, "hide_unseen": False, "short_apart": False, "action_bins": 0}
+OPT_IN = {"hide_history": False, "hide_unseen": False, "short_apart": False, "action_bins": 0,
+          "action_weight": 1.0, "steps_per_episode": 0}
 SHORT = 40  # positions: every dynamics-task sequence, and rollouts of a few steps only
+
+
+def minimised(losses: dict[str, torch.Tensor], action_weight: float) -> torch.Tensor:
+    """The sum the optimiser minimises: the three losses, the action loss ``action_weight``
+    times (at 1, exactly their plain sum, so checkpoints grounded before the lever are as
+    they were)."""
+    if action_weight == 1.0:
+        return sum(losses.values())
+    return sum(value * action_weight if key == "action" else value for key, value in losses.items())
 
 
 def epoch_batches(lengths: list[int], order: np.ndarray, batch_size: int, short_apart: bool,
@@ -202,7 +220,8 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
     parameters = [p for p in model.parameters() if p.requires_grad]
     optimiser = torch.optim.AdamW(parameters, lr=settings.learning_rate(config.backbone, lora),
                                   weight_decay=settings.weight_decay)
-    per_epoch = -(-len(train_eps) * (2 + settings.dynamics_per_episode) // settings.batch_size)
+    per_episode = 2 + settings.dynamics_per_episode + settings.steps_per_episode
+    per_epoch = -(-len(train_eps) * per_episode // settings.batch_size)
     total = per_epoch * settings.epochs
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda step: min(1.0, (step + 1) / settings.warmup_steps) * max(0.0, 1 - step / total))
@@ -215,7 +234,8 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
     sequences_seen = 0
     model.train()
     for epoch in range(settings.epochs):
-        sequences = factory.epoch(train_eps, phrasings, rng, settings.dynamics_per_episode)
+        sequences = factory.epoch(train_eps, phrasings, rng, settings.dynamics_per_episode,
+                                  settings.steps_per_episode)
         order = rng.permutation(len(sequences))
         batches = epoch_batches([len(seq) for seq in sequences], order, settings.batch_size,
                                 settings.short_apart, rng)
@@ -229,7 +249,7 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
                             rng if model.jitter_positions else None, device)
             with precision.autocast(device):
                 losses = parallel.losses(wrapped, batch) if parallel else model.losses(batch)
-            loss = sum(losses.values())
+            loss = minimised(losses, settings.action_weight)
             optimiser.zero_grad(set_to_none=True)
             if parallel:
                 parallel.backward(loss)

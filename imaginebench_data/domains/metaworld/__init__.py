@@ -34,8 +34,10 @@ DOMAIN = Domain(
     "quaternions scaled to unit norm",
     render=render,
     # its easy and hard scenes fill entity slots (wall, hammer, nail, ball) that are empty in
-    # every training state: the model sees those columns as in training (imagine/train.py)
-    grounding_levers=("hide_unseen",),
+    # every training state: the model sees those columns as in training (imagine/train.py); and
+    # 16 one-step rollouts per episode and epoch, batched apart, so that each action is also
+    # learnt from its state alone (docs/experiments.md, "Meta-World: one-step rollouts")
+    grounding_levers=("hide_unseen", "short_apart", ("steps_per_episode", 16)),
     notes={
         "state": "91 numbers in fixed entity slots, the same for every task: 0-2 gripper tool "
         "centre xyz, 3 gripper opening (0 closed .. 1 open), 4-6 target location (goal xyz of the "
