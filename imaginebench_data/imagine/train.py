@@ -51,12 +51,11 @@ class TrainSettings:
     # its end get a learning rate of 0)
     short_apart: bool = False
     action_bins: int = 0  # continuous actions: the action head's values per number (0: regression)
-    # the action loss counted this many times in the sum that is minimised (the logged losses
-    # stay unweighted); measured on Meta-World, docs/experiments.md ("Meta-World: the action
-    # loss weighted")
+    # measured on Meta-World (docs/experiments.md, "Meta-World: one-step rollouts"): the action
+    # loss counted this many times in the sum that is minimised (the logged losses stay
+    # unweighted; x10 did not help), and one-step rollouts per episode and epoch, the rollout
+    # task prompted at a random step, so that an action is also learnt from its state alone
     action_weight: float = 1.0
-    # one-step rollouts per episode and epoch: the rollout task prompted at a random step, so the
-    # action is read from the state alone (measured on Meta-World, the same section)
     steps_per_episode: int = 0
 
     @classmethod
