@@ -1,10 +1,11 @@
 """Probe a Meta-World checkpoint on the demo levels: goal consistency per task of its imagined
 rollouts, without writing a dataset.
 
-The prompts are those of the committed demo cards (the level recipes' seeds, 20 episodes per
-task), imagined as the generator does (one prompt per rollout, the domain's projection), and
-scored by the tasks' predicates on the decoded states, as the cards count goal consistency.
-The committed checkpoint reproduces the cards' rates (67.0% rephrase, 36.9% easy, 0.0% hard).
+The prompts are those of the demo cards (each level's imaginary recipe: its seed and demo
+episode count), imagined as the generator does (one prompt per rollout, the domain's
+projection), and scored by the tasks' predicates on the decoded states, as the cards count
+goal consistency. A checkpoint reproduces its cards' rates (`1d88506f…`: 67.0% rephrase,
+36.9% easy, 0.0% hard; `66e413dd…`: 73.5%, 43.1%, 0.0%).
 
 Where the level's oracle set is built (``MINARI_DATASETS_PATH``), it also prints, for the
 reach tasks, how the model's first action follows the expert's from the same start state:
@@ -33,11 +34,8 @@ from imaginebench_data.imagine.checkpoint import load_checkpoint  # noqa: E402
 from imaginebench_data.imagine.generate import Prompt  # noqa: E402
 from imaginebench_data.imagine.prompting import imagine_segments  # noqa: E402
 from imaginebench_data.imagine.train import SentenceTable  # noqa: E402
+from imaginebench_data.pipeline.recipe import load_recipes  # noqa: E402
 from imaginebench_data.pipeline.rollout import episode_start  # noqa: E402
-
-SEEDS = {"rephrase": 6000, "easy": 7000, "hard": 8000}  # builders/metaworld.py
-TASKS = {"rephrase": 10, "easy": 8, "hard": 4}
-PER_TASK = 20  # demo scale
 
 arguments = sys.argv[2:]
 every = None
@@ -49,8 +47,10 @@ model = load_checkpoint(sys.argv[1], "cpu")
 domain = get_domain("metaworld")
 sim = domain.simulator()
 sentences = SentenceTable(model.config.sentence_encoder)
+recipes = load_recipes()
 for level in arguments or ["rephrase", "easy"]:
-    starts = [episode_start(domain, level, i, SEEDS[level], sim) for i in range(TASKS[level] * PER_TASK)]
+    recipe = recipes[f"imaginebench/metaworld-{level}-imaginary-v0"]
+    starts = [episode_start(domain, level, i, recipe.seed, sim) for i in range(recipe.episodes["demo"])]
     prompts = [Prompt(s.task, s.instruction, s.state) for s in starts]
     rollouts = list(imagine_segments(model, prompts, sentences, steps=every, batch_size=64,
                                      decode=domain.decode_state))
