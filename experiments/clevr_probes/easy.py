@@ -1,7 +1,7 @@
 """Probe a CLEVR checkpoint on the easy level: what its one push gets wrong, and whether the
 model's own explain task picks a better push.
 
-The easy level's 400 prompts of the committed card (seed 3000, episodes 0-399; every task is
+The easy level's prompts of the committed card (its recipe's seed 3000 and demo count, 400; every task is
 one push of one ball in one direction). For each prompt:
 
 1. the action head's choice (what the imagined set stores): is its ball the instructed one,
@@ -41,17 +41,18 @@ from imaginebench_data.imagine.sequences import (  # noqa: E402
     SequenceBuilder,
 )
 from imaginebench_data.imagine.train import SentenceTable  # noqa: E402
+from imaginebench_data.pipeline.recipe import load_recipes  # noqa: E402
 from imaginebench_data.pipeline.rollout import episode_start  # noqa: E402
 
-SEED = 3000  # the easy recipes' seed
+RECIPE = load_recipes()["imaginebench/clevr-easy-imaginary-v0"]  # its seed and demo count
 WEIGHTS = (0.25, 0.5, 1, 2, 4)
 
 model = load_checkpoint(sys.argv[1], "cpu")
-count = int(sys.argv[2]) if len(sys.argv) > 2 else 400
+count = int(sys.argv[2]) if len(sys.argv) > 2 else RECIPE.episodes["demo"]
 domain = get_domain("clevr")
 sim = domain.simulator()
 prompts = [Prompt(s.task, s.instruction, s.state)
-           for s in (episode_start(domain, "easy", i, SEED, sim) for i in range(count))]
+           for s in (episode_start(domain, "easy", i, RECIPE.seed, sim) for i in range(count))]
 sentences = SentenceTable(model.config.sentence_encoder)
 tokenizer, actions = model.tokenizer, model.config.action_dim
 slot = slot_token_id(tokenizer)

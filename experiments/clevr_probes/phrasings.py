@@ -1,6 +1,6 @@
 """Probe a CLEVR checkpoint on the rephrase level: is the gap the new phrasings or the policy?
 
-The rephrase level's 400 prompts of the committed card (seed 2000, episodes 0-399: the
+The rephrase level's prompts of the committed card (its recipe's seed 2000 and demo count, 400: the
 training tasks in phrasings the model was never shown) are imagined as the generator does
 (prompted afresh every ``Domain.prompt_steps`` steps, sub-goals, the projection), once with
 their own phrasing and once with a training phrasing of the same task (phrasing id modulo
@@ -25,14 +25,15 @@ from imaginebench_data.imagine.checkpoint import load_checkpoint  # noqa: E402
 from imaginebench_data.imagine.generate import Prompt  # noqa: E402
 from imaginebench_data.imagine.prompting import imagine_segments  # noqa: E402
 from imaginebench_data.imagine.train import SentenceTable  # noqa: E402
+from imaginebench_data.pipeline.recipe import load_recipes  # noqa: E402
 from imaginebench_data.pipeline.rollout import episode_start  # noqa: E402
 
-SEED = 2000  # the rephrase recipes' seed
+RECIPE = load_recipes()["imaginebench/clevr-rephrase-imaginary-v0"]  # its seed and demo count
 
 model = load_checkpoint(sys.argv[1], "cpu")
 domain = get_domain("clevr")
 sim = domain.simulator()
-starts = [episode_start(domain, "rephrase", i, SEED, sim) for i in range(400)]
+starts = [episode_start(domain, "rephrase", i, RECIPE.seed, sim) for i in range(RECIPE.episodes["demo"])]
 training = {task.id: task.phrasings for task in domain.tasks("train")}
 sentences = SentenceTable(model.config.sentence_encoder)
 

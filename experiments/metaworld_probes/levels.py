@@ -27,15 +27,12 @@ from imaginebench_data.imagine import numerics
 numerics.choose("portable")  # before torch's first operation, as the build does
 
 import numpy as np  # noqa: E402
+from probe import DOMAIN, imagine_level, level_prompts, summary  # noqa: E402
 
 from imaginebench_data.datasets.read import data_path, open_dataset, stored_episodes  # noqa: E402
 from imaginebench_data.domains import get_domain  # noqa: E402
 from imaginebench_data.imagine.checkpoint import load_checkpoint  # noqa: E402
-from imaginebench_data.imagine.generate import Prompt  # noqa: E402
-from imaginebench_data.imagine.prompting import imagine_segments  # noqa: E402
 from imaginebench_data.imagine.train import SentenceTable  # noqa: E402
-from imaginebench_data.pipeline.recipe import load_recipes  # noqa: E402
-from imaginebench_data.pipeline.rollout import episode_start  # noqa: E402
 
 arguments = sys.argv[2:]
 every = None
@@ -44,30 +41,21 @@ if "--every" in arguments:
     every = int(arguments[at + 1])
     del arguments[at : at + 2]
 model = load_checkpoint(sys.argv[1], "cpu")
-domain = get_domain("metaworld")
-sim = domain.simulator()
+domain = get_domain(DOMAIN)
 sentences = SentenceTable(model.config.sentence_encoder)
-recipes = load_recipes()
 for level in arguments or ["rephrase", "easy"]:
-    recipe = recipes[f"imaginebench/metaworld-{level}-imaginary-v0"]
-    starts = [episode_start(domain, level, i, recipe.seed, sim) for i in range(recipe.episodes["demo"])]
-    prompts = [Prompt(s.task, s.instruction, s.state) for s in starts]
-    rollouts = list(imagine_segments(model, prompts, sentences, steps=every, batch_size=64,
-                                     decode=domain.decode_state))
-    by_task: dict[str, list[bool]] = {}
-    for start, rollout in zip(starts, rollouts):
-        by_task.setdefault(start.task.id, []).append(bool(rollout.success))
-    each = ", ".join(f"{task} {np.mean(ok):.0%}" for task, ok in by_task.items())
-    print(f"{level}: {np.mean([r.success for r in rollouts]):.1%} ({each})", flush=True)
-    oracle = f"imaginebench/metaworld-{level}-real-v0"
+    prompts = level_prompts(level)
+    rollouts, by_task = imagine_level(model, level, prompts, sentences, every)
+    print(summary(level, by_task), flush=True)
+    oracle = f"imaginebench/{DOMAIN}-{level}-real-v0"
     if not data_path(oracle).exists():
         continue
     expert = list(stored_episodes(open_dataset(oracle)[0], domain))
     for task in [t for t in by_task if t.startswith("reach")]:
-        rows = [i for i, start in enumerate(starts) if start.task.id == task]
+        rows = [i for i, prompt in enumerate(prompts) if prompt.task == task]
         model_first = np.array([rollouts[i].actions[0][:3] for i in rows])
         expert_first = np.array([expert[i].actions[0][:3] for i in rows])
-        assert all(np.allclose(expert[i].states[0], starts[i].state) for i in rows)  # the same starts
+        assert all(np.allclose(expert[i].states[0], prompts[i].state) for i in rows)  # the same starts
         corr = [np.corrcoef(model_first[:, d], expert_first[:, d])[0, 1] if expert_first[:, d].std() > 1e-6
                 else float("nan") for d in range(3)]
         print(f"  {task}: first action against the expert's, correlation x / y / z "
