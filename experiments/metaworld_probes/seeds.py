@@ -34,6 +34,7 @@ import multiprocessing
 import pickle
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -138,7 +139,7 @@ def run(args: argparse.Namespace) -> None:
     import torch
 
     args.out.mkdir(parents=True, exist_ok=True)
-    work = args.out / "checkpoints" if args.keep else Path("/tmp/metaworld-seeds")
+    work = args.out / "checkpoints" if args.keep else Path(tempfile.mkdtemp(prefix="metaworld-seeds-"))
     gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none"
     print(f"torch {torch.__version__}, GPU {gpu}, {len(args.arms) * len(args.seeds)} groundings "
           f"on {args.processes} processes", flush=True)
