@@ -171,6 +171,22 @@ def test_rebuilt_resimulation_without_sim_state_is_finite(clean, sim):
     assert np.isfinite(checked.infos["transition_error"]).all()
 
 
+def test_rebuilt_checks_do_not_depend_on_what_the_simulator_checked_before(clean):
+    """An episode without sim_states (imagined data) is checked by rebuilding its states in the
+    scene; the result must not depend on the episodes the same simulator checked before (with
+    a pool of workers, which episodes a worker checks first depends on timing)."""
+    def rebuilt(episode):
+        return dataclasses.replace(episode, infos={}, sim_states=None)
+
+    imagined = rebuilt(clean)
+    alone = annotate(MW, imagined, MW.simulator()).infos["transition_error"]
+    used = MW.simulator()
+    other = expert_episode(MW, "train", index=1, recipe_seed=12, sim=used)  # same scene, moved on
+    annotate(MW, rebuilt(other), used)
+    after = annotate(MW, imagined, used).infos["transition_error"]
+    assert np.abs(after - alone).max() == 0.0
+
+
 @pytest.mark.parametrize("level, index", [("train", 0), ("easy", 5), ("hard", 0), ("hard", 2)])
 def test_expert_solves(sim, level, index):
     episode = expert_episode(MW, level, index, recipe_seed=3, sim=sim)

@@ -50,6 +50,12 @@ class Simulator(ABC):
         ``state`` (exact where it is the whole state, rebuilt otherwise). Returns the dataset
         state the simulator now shows."""
 
+    def start_rebuilds(self, task: Task) -> None:  # noqa: B027 - a hook, optional to override
+        """Called by the checkers before an episode's states are put into the simulator without
+        a stored ``sim_state``: a simulator whose ``set_state`` starts from the scene as it was
+        left puts the scene in one fixed state here, so that the checks of an episode do not
+        depend on which episodes it checked before. Nothing by default."""
+
     def get_sim_state(self) -> np.ndarray | None:
         """``(F,)`` float64: the full simulator state now, or None when the dataset state is
         already all of it (then nothing more is stored)."""

@@ -50,6 +50,8 @@ def resimulated(sim: Simulator, task: Task | None, states: np.ndarray, actions: 
     finite = np.isfinite(states).all(axis=1)
     stepped = finite[:-1] & finite[1:]
     predicted = np.array(states[:-1], dtype=np.float32)
+    if sim_states is None and task is not None:
+        sim.start_rebuilds(task)
     for t, action in enumerate(actions):
         if stepped[t]:
             full = None if sim_states is None else sim_states[t]
