@@ -4,6 +4,7 @@ as bins."""
 
 import dataclasses
 import json
+from collections import Counter
 from types import SimpleNamespace
 
 import numpy as np
@@ -14,7 +15,7 @@ from imagine_helpers import CLEVR, tiny_config, tiny_model
 from imaginebench_data.domains import get_domain
 from imaginebench_data.imagine.backbone import slot_token_id
 from imaginebench_data.imagine.config import GroundingConfig
-from imaginebench_data.imagine.data import SequenceFactory, collate
+from imaginebench_data.imagine.data import SequenceFactory, collate, split
 from imaginebench_data.imagine.sequences import ACTION, STATE, rollout_sequence
 from imaginebench_data.imagine.train import (
     SHORT,
@@ -146,10 +147,35 @@ def test_a_domains_grounding_levers_are_on_unless_switched_off():
     for name in ("clevr", "babyai", "halfcheetah"):  # their checkpoint folders stay
         assert TrainSettings.for_domain(get_domain(name), epochs=20).key() == TrainSettings().key()
     metaworld = TrainSettings.for_domain(get_domain("metaworld"), epochs=20)
-    assert (metaworld.short_apart, metaworld.steps_per_episode) == (True, 16)
+    assert (metaworld.short_apart, metaworld.steps_per_episode) == (True, 16) and metaworld.holdout_per_task
     assert TrainSettings.for_domain(get_domain("metaworld"), steps_per_episode=0).steps_per_episode == 0
     libero = TrainSettings.for_domain(get_domain("libero"), epochs=20)
-    assert (libero.short_apart, libero.steps_per_episode) == (False, 0)
+    assert (libero.short_apart, libero.steps_per_episode, libero.holdout_per_task) == (False, 0, False)
+
+
+def tasks_in_turn(n_tasks: int, episodes: int) -> list:
+    """Episodes as the recipes order them: task ``i % n_tasks`` for episode ``i``."""
+    return [SimpleNamespace(task_id=f"task-{i % n_tasks}", index=i) for i in range(episodes)]
+
+
+@pytest.mark.parametrize("n_tasks", [10, 80, 4, 7])
+def test_per_task_holdout_holds_out_every_tenth_episode_of_each_task(n_tasks):
+    episodes = tasks_in_turn(n_tasks, 20 * n_tasks)
+    kept, held = split(episodes, per_task=True)
+    assert len(kept) + len(held) == len(episodes) and len(held) == 2 * n_tasks
+    for task in {e.task_id for e in episodes}:
+        mine = [e.index for e in episodes if e.task_id == task]
+        assert [e.index for e in held if e.task_id == task] == [mine[9], mine[19]]
+    assert {e.index for e in kept} | {e.index for e in held} == set(range(len(episodes)))
+
+
+def test_plain_holdout_hides_whole_tasks_when_they_cycle_with_it():
+    # the reason for the lever: 10 tasks in turn, every 10th episode held out -> one task never trained on
+    kept, held = split(tasks_in_turn(10, 200))
+    assert {e.task_id for e in held} == {"task-9"} and "task-9" not in {e.task_id for e in kept}
+    kept, held = split(tasks_in_turn(7, 210))  # no common factor: every task is held out alike
+    assert sorted(Counter(e.task_id for e in held).values()) == [3] * 7
+    assert [e.index for e in split(tasks_in_turn(7, 30), per_task=False)[1]] == [9, 19, 29]
 
 
 def test_cards_name_the_training_levers_that_were_on():
@@ -159,6 +185,8 @@ def test_cards_name_the_training_levers_that_were_on():
     assert _levers(dataclasses.asdict(TrainSettings(hide_unseen=True))) == {}  # cards of before: as they were
     on = dataclasses.asdict(TrainSettings(hide_unseen=True, short_apart=True, steps_per_episode=16))
     assert _levers(on) == {"training_levers": {"short_apart": True, "steps_per_episode": 16}}
+    on["holdout_per_task"] = True
+    assert _levers(on)["training_levers"]["holdout_per_task"] is True
 
 
 def test_short_apart_batches_short_and_long_sequences_apart():

@@ -73,8 +73,8 @@ def prepare(folder: Path) -> None:
     from probe import DOMAIN, level_prompts
 
     from imaginebench_data.domains import get_domain
-    from imaginebench_data.imagine.data import read_episodes, split, task_phrasings
-    from imaginebench_data.imagine.train import SentenceTable
+    from imaginebench_data.imagine.data import read_episodes, split, training_phrasings
+    from imaginebench_data.imagine.train import SentenceTable, TrainSettings
     from imaginebench_data.loader.encoders import encode_each, get_encoder
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -82,10 +82,10 @@ def prepare(folder: Path) -> None:
     (folder / "train.pkl.xz").write_bytes(lzma.compress(pickle.dumps((episodes, checksum), protocol=5)))
     prompts = {level: level_prompts(level) for level in LEVELS}
     (folder / "prompts.pkl").write_bytes(pickle.dumps(prompts, protocol=5))
-    phrasings = task_phrasings(DOMAIN, split(episodes)[0])
-    training = sorted({p for options in phrasings.values() for p in options})
-    table = SentenceTable("minilm", training).table
     domain = get_domain(DOMAIN)
+    per_task = TrainSettings.for_domain(domain).holdout_per_task  # every arm's, as train_grounding splits
+    _, training = training_phrasings(DOMAIN, split(episodes, per_task)[0])
+    table = SentenceTable("minilm", training).table
     texts = sorted({p for level in ("train", *LEVELS) for t in domain.tasks(level) for p in t.phrasings}
                    | {p.instruction for level in LEVELS for p in prompts[level]})
     np.savez(folder / "sentences.npz", batch_texts=np.array(training),

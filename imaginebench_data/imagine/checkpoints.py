@@ -95,7 +95,8 @@ def write_evidence(path: Path, train_dataset: str, episodes: int, progress: bool
     """Measure the evidence (see ``evidence.py``) of the checkpoint at ``path``; store it."""
     model = load_checkpoint(path, default_device())
     domain = get_domain(model.config.domain)
-    _, held_out = split(read_episodes(train_dataset)[0])
+    per_task = training_info(path)["settings"].get("holdout_per_task", False)
+    _, held_out = split(read_episodes(train_dataset)[0], per_task)
     sentences = SentenceTable(model.config.sentence_encoder)
     evidence = {"next_state": next_state_evidence(model, domain, held_out),
                 "goal": goal_evidence(model, domain, sentences, episodes, progress=progress),
