@@ -8,6 +8,10 @@ optimiser's 4.9 times as many steps? Three arms, each grounded with every seed:
 - ``one-step``: Meta-World's builds' settings (16 one-step rollouts, batched apart; 2,260);
 - ``more-steps``: as ``before`` for 100 epochs instead of 20 (2,300 batches, no one-step).
 
+Every arm has Meta-World's grounding levers as they are now: since 2026-11-30 that includes
+the per-task hold-out (``holdout_per_task``). The runs in ``results/gpu/metaworld-seeds.jsonl``
+were made before it, with every coffee-button episode held out (its 0% in every run).
+
 Each grounding runs in its own process (several share one GPU: the demo model is too small
 to keep one busy), then imagines the demo levels' prompts and scores them as the cards do.
 
