@@ -393,6 +393,12 @@ def ground(
                                                  help="One-step rollouts (the rollout task prompted at a "
                                                  "random step) per episode and epoch (default: the domain's "
                                                  "builds' choice, 16 for Meta-World, 0 elsewhere)."),
+    holdout_per_task: bool | None = typer.Option(None, "--holdout-per-task/--no-holdout-per-task",
+                                                 show_default=False,
+                                                 help="Hold out every 10th episode of each task for the "
+                                                 "evidence, not every 10th episode, which can take all of "
+                                                 "a task's (default: the domain's builds' choice, on for "
+                                                 "Meta-World)."),
 ) -> None:
     """Ground a language model on a real dataset (or reuse the checkpoint); print its evidence.
 
@@ -411,7 +417,7 @@ def ground(
         get_domain(trained_on.domain), epochs=epochs, precision=precision, batch_size=batch_size, lr=lr,
         dynamics_per_episode=dynamics_per_episode, short_apart=short_apart, hide_history=hide_history,
         hide_unseen=hide_unseen, action_bins=action_bins, action_weight=action_weight,
-        steps_per_episode=steps_per_episode)
+        steps_per_episode=steps_per_episode, holdout_per_task=holdout_per_task)
     path = ensure_checkpoint(dataset_id, backbone=backbone, lora=lora, settings=settings)
     if not is_main_process():  # under `accelerate launch`: the main process reports
         return

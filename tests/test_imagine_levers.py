@@ -249,3 +249,22 @@ def test_action_bins_head_learns_and_chooses_the_values_of_the_data():
         drawn = [model.choose_action(hidden, torch.Generator().manual_seed(seed)).numpy() for seed in (4, 4)]
     np.testing.assert_array_equal(drawn[0], drawn[1])  # seeded draws
     assert set(np.unique(drawn[0])) <= {-1.0, -0.5, 0.0, 0.5, 1.0}
+
+
+@pytest.mark.parametrize("flags, expected", [([], True), (["--no-holdout-per-task"], False)])
+def test_ground_command_passes_the_holdout_lever_on(monkeypatch, flags, expected):
+    from typer.testing import CliRunner
+
+    from imaginebench_data.cli import app
+    from imaginebench_data.imagine import checkpoints
+
+    seen = {}
+
+    def stop(dataset_id, *, settings, **_):
+        seen["settings"] = settings
+        raise SystemExit(0)
+
+    monkeypatch.setattr(checkpoints, "ensure_checkpoint", stop)
+    result = CliRunner().invoke(app, ["ground", "imaginebench/metaworld-train-real-v0", *flags])
+    assert result.exit_code == 0, result.output
+    assert seen["settings"].holdout_per_task is expected and seen["settings"].short_apart
