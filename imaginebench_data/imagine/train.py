@@ -186,9 +186,9 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
     """Train a grounded model on real dataset ``dataset_id``; save it to ``out_dir``; return its hash.
 
     Every 10th episode (of each task, with ``settings.holdout_per_task``) is held out (see
-    ``data.split``) for the evidence. Under ``accelerate
-    launch`` with several processes it trains data parallel (see ``distributed.py``), each
-    process on its share of every batch of ``settings.batch_size``, on its own device.
+    ``data.split``) for the evidence. Under ``accelerate launch`` with several processes it
+    trains data parallel (see ``distributed.py``), each process on its share of every batch of
+    ``settings.batch_size``, on its own device.
     """
     settings = settings or TrainSettings()
     parallel = data_parallel()
