@@ -14,7 +14,6 @@ place). Printed per mode: goal consistency per task and how many rollouts reache
 Usage: python experiments/metaworld_probes/stages.py CHECKPOINT [MODE ...]
 """
 
-import importlib
 import sys
 
 from imaginebench_data.imagine import numerics
@@ -31,20 +30,20 @@ from imaginebench_data.domains import get_domain  # noqa: E402
 from imaginebench_data.domains.metaworld.layout import TARGET, position  # noqa: E402
 from imaginebench_data.domains.metaworld.predicates import stage  # noqa: E402
 from imaginebench_data.domains.metaworld.scenes import BUTTON_PRESSED, SCENES  # noqa: E402
+from imaginebench_data.domains.metaworld.tasks import _success  # noqa: E402  (the tasks' own predicate)
 from imaginebench_data.imagine import prompting  # noqa: E402
 from imaginebench_data.imagine.checkpoint import load_checkpoint  # noqa: E402
 from imaginebench_data.imagine.generate import Prompt  # noqa: E402
 from imaginebench_data.imagine.train import SentenceTable  # noqa: E402
 
-tasks_module = importlib.import_module("imaginebench_data.domains.metaworld.tasks")
 STAGES = {"make-coffee": ("coffee-push", "coffee-button"), "locked-door-open": ("door-unlock", "door-open")}
 
 
 def stage_goals(task, start=None):
     """Each stage's training task, ended by the hard task's conditions up to that stage."""
-    train = {t.id: t for t in tasks_module.tasks("train")}
+    train = {t.id: t for t in get_domain(DOMAIN).tasks("train")}
     conditions = SCENES[task.id].conditions
-    return tuple(replace(train[name], success=partial(tasks_module._success, conditions=conditions[:i + 1]))
+    return tuple(replace(train[name], success=partial(_success, conditions=conditions[:i + 1]))
                  for i, name in enumerate(STAGES.get(task.id, ())))
 
 
