@@ -199,11 +199,13 @@ def write_results(results: pd.DataFrame, out_dir: Path, note: str = "") -> list[
                         f"{spread} {note}\n\n{markdown_table(table)}\n")
     fig, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
     levels = [lv for lv in LEVELS if lv in set(table["level"])]
-    width = 0.8 / len(REGIMES)
-    for k, regime in enumerate(REGIMES):
+    regimes = [r for r in REGIMES if r in set(table["regime"])]  # no empty slot or legend entry
+    width = 0.8 / len(regimes)
+    for k, regime in enumerate(regimes):
         part = table[table["regime"] == regime].set_index("level").reindex(levels)
-        xs = [i + (k - (len(REGIMES) - 1) / 2) * width for i in range(len(levels))]
-        ax.bar(xs, part["mean"], width, yerr=part["std"].fillna(0), label=regime, capsize=3)
+        xs = [i + (k - (len(regimes) - 1) / 2) * width for i in range(len(levels))]
+        ax.bar(xs, part["mean"], width, yerr=part["std"].fillna(0), label=regime, capsize=3,
+               color=f"C{REGIMES.index(regime)}")  # a regime's colour whatever the others
     ax.set_xticks(range(len(levels)), levels)
     ax.set_ylabel("success rate")
     ax.set_ylim(0, 1)
