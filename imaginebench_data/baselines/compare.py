@@ -149,8 +149,13 @@ def summary(results: pd.DataFrame) -> pd.DataFrame:
     return grouped.agg(mean="mean", std="std", seeds="size").reset_index()
 
 
+def regimes_run(frame: pd.DataFrame) -> list[str]:
+    """The regimes a results or summary frame holds, in ``REGIMES`` order."""
+    return [r for r in REGIMES if r in set(frame["regime"])]
+
+
 def markdown_table(table: pd.DataFrame) -> str:
-    regimes = [r for r in REGIMES if r in set(table["regime"])]
+    regimes = regimes_run(table)
     lines = ["| level | " + " | ".join(regimes) + " |", "|---|" + "---|" * len(regimes)]
     for level in [lv for lv in LEVELS if lv in set(table["level"])]:
         cells = []
@@ -192,15 +197,15 @@ def write_results(results: pd.DataFrame, out_dir: Path, note: str = "") -> list[
     results.to_csv(paths[0], index=False)
     seeds = int(results["seed"].nunique())
     spread = "One seed (no spread)." if seeds == 1 else f"Mean ± standard deviation over {seeds} seeds."
-    skipped = [r for r in REGIMES if r not in set(results["regime"])]
+    regimes = regimes_run(results)
+    skipped = [r for r in REGIMES if r not in regimes]
     if skipped:
         note += f" Not in this comparison (not asked for, or its dataset is not built): {', '.join(skipped)}."
     paths[1].write_text(f"# {algo.upper()} success rate on {domain} by level and data regime\n\n"
                         f"{spread} {note}\n\n{markdown_table(table)}\n")
     fig, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
     levels = [lv for lv in LEVELS if lv in set(table["level"])]
-    regimes = [r for r in REGIMES if r in set(table["regime"])]  # no empty slot or legend entry
-    width = 0.8 / len(regimes)
+    width = 0.8 / len(regimes)  # only the regimes run: no empty slot or legend entry
     for k, regime in enumerate(regimes):
         part = table[table["regime"] == regime].set_index("level").reindex(levels)
         xs = [i + (k - (len(regimes) - 1) / 2) * width for i in range(len(levels))]
