@@ -475,8 +475,8 @@ def evaluate_regimes(
                                    "argmax."),
     levels: list[str] = typer.Option(None, "--level", help="Only this level (repeatable); default all."),
     out: Path = typer.Option(Path("results"), help="Folder for the result files."),
-    workers: int = typer.Option(1, help="Processes running the (level, regime, seed) runs side by side; "
-                                "the same results whatever the number."),
+    workers: int = typer.Option(1, help="Processes training (and evaluating) the policies side by side, one "
+                                "per (datasets, seed); the same results whatever the number."),
 ) -> None:
     """Train a policy on each data regime (real / real+imaginary / real+verified / oracle) of
     each level, evaluate it in the level's eval env, and write the table (mean ± std over seeds)

@@ -137,6 +137,48 @@ def test_the_comparison_gives_the_same_rows_on_two_workers(train_set, tmp_path):
         compare("clevr", **runs, workers=0)
 
 
+def test_a_policy_is_trained_once_for_every_level_its_datasets_serve(train_set, tmp_path, monkeypatch):
+    """real-only is the same training set at every level: one training per seed, evaluated at
+    each level, to the rows that one training per row gives (the sampling policy's draws are
+    rewound before each evaluation)."""
+    import imaginebench_data.baselines.compare as compare_module
+
+    easy = "imaginebench/clevr-easy-real-v0"
+    build(easy, episodes=8, workers=1, cards_dir=tmp_path / "cards", progress=False)
+    trained = []
+
+    def counted(algo, datasets, *args, **kwargs):
+        trained.append(tuple(datasets))
+        return train_policy(algo, datasets, *args, **kwargs)
+
+    train_policy = compare_module.train_policy
+    monkeypatch.setattr(compare_module, "train_policy", counted)
+    runs = {"regimes": ("real", "oracle"), "seeds": 2, "steps": 150, "encoder": None, "progress": False,
+            "options": {"sample": True}}
+    together = compare("clevr", levels=("train", "easy"), **runs)
+    assert len(trained) == 4  # real x 2 seeds, oracle x 2 seeds: not 6
+    assert together[["level", "regime", "seed", "trains"]].values.tolist() == [
+        ["train", "real", 0, True], ["train", "real", 1, True], ["easy", "real", 0, False],
+        ["easy", "real", 1, False], ["easy", "oracle", 0, True], ["easy", "oracle", 1, True]]
+    apart = pd.concat([compare("clevr", levels=(level,), **runs) for level in ("train", "easy")],
+                      ignore_index=True)
+    assert len(trained) == 4 + 6
+    columns = ["level", "regime", "seed", "success_rate", "episodes", "final_loss"]
+    pd.testing.assert_frame_equal(together[columns], apart[columns])
+
+
+def test_rewinding_a_sampling_bc_policy_replays_its_draws(train_set):
+    sampler = ib.Sampler({train_set: 1.0}, encoder=Lengths())
+    policy, _ = train_bc(sampler, BCSettings(steps=30, seed=3, sample=True))
+    rows = np.repeat(policy.features({"state": sampler.datasets[0].observations[0],
+                                      "instruction": sampler.datasets[0].instruction_texts[0]}), 300, 0)
+    first = policy.act(rows)
+    assert len(set(first)) > 1  # drawn, not the argmax: 30 steps leave the softmax wide
+    assert not np.array_equal(policy.act(rows), first)
+    policy.rewind()
+    np.testing.assert_array_equal(policy.act(rows), first)
+
+
 def test_torchrl_buffer_holds_the_real_data_where_torchrl_own_loader_fails(train_set, tmp_path):
     pytest.importorskip("torchrl")
     from torchrl.data.datasets import MinariExperienceReplay

@@ -217,12 +217,15 @@ def test_softmax_of_q_draws_each_action_with_its_softmax_probability():
         def predict_value(self, rows, actions):
             return np.log(np.array([1.0, 3.0, 1e-12]))[actions] + rows[:, 0]
 
-    act = softmax_of_q(Values(), seed=0)
-    drawn = act(np.random.default_rng(1).normal(size=(4000, 2)))
+    act, rewind = softmax_of_q(Values(), seed=0)
+    rows = np.random.default_rng(1).normal(size=(4000, 2))
+    drawn = act(rows)
     assert drawn.shape == (4000,) and set(drawn) <= {0, 1}
     assert abs((drawn == 1).mean() - 0.75) < 0.03
-    again = softmax_of_q(Values(), seed=0)(np.random.default_rng(1).normal(size=(4000, 2)))
-    np.testing.assert_array_equal(drawn, again)
+    np.testing.assert_array_equal(drawn, softmax_of_q(Values(), seed=0)[0](rows))
+    assert not np.array_equal(act(rows), drawn)  # the draws go on ...
+    rewind()
+    np.testing.assert_array_equal(act(rows), drawn)  # ... until rewound to the seed's start
 
 
 def test_a_sampling_cql_policy_acts_with_seeded_draws(clevr_sets):

@@ -150,4 +150,5 @@ def train_bc(sampler: Sampler, settings: BCSettings | None = None) -> tuple[Cond
             return torch.multinomial(torch.softmax(out, -1), 1, generator=draws)[:, 0].numpy()
         return out.argmax(-1).numpy()
 
-    return ConditionedPolicy(act, sampler.encoder, discrete, network=net), losses
+    return ConditionedPolicy(act, sampler.encoder, discrete, network=net,
+                             rewind=lambda: draws.manual_seed(settings.seed)), losses

@@ -19,7 +19,14 @@ evaluated in the level's eval env, tasks cycled evenly. Algorithms: ``bc`` (plai
 ``baselines.bc``) or d3rlpy's ``cql`` / ``td3+bc`` (``baselines.offline``, in d3rlpy's
 environment).
 
-Runs are independent (each seeds its own training and its evaluation), so ``workers`` > 1
+A policy is trained once per (datasets, seed) and evaluated on every level that uses those
+datasets: ``real`` is the same training set at every level, so a comparison of the four levels
+trains each seed's real-only policy once instead of four times (the rows are the same as with
+one training per row: a sampling policy's draws are rewound to their seed before each
+evaluation). The row that trained the policy says so (``trains``) and its ``seconds`` include
+the training; the others count their evaluation only.
+
+Trainings are independent (each seeds its own training and its evaluations), so ``workers`` > 1
 spreads them over that many spawned processes. Each worker gets its share of the cores as
 torch threads: with 2 threads each, 2 workers on 2 cores ran about 20x slower than with one
 thread each, the threads of one waiting busily for cores the other holds. The rows are the
@@ -88,11 +95,13 @@ def train_policy(algo: str, datasets: dict[str, float], steps: int, seed: int, e
 def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGIMES, seeds: int = 3,
             steps: int = 5000, encoder: str = "minilm", progress: bool = True,
             options: dict | None = None, workers: int = 1) -> pd.DataFrame:
-    """One row per (level, regime, seed): success rate, evaluation episodes, seconds.
+    """One row per (level, regime, seed): success rate, evaluation episodes, final loss, whether
+    the row trained its policy (``trains``; else it shares the policy of an earlier row with the
+    same datasets and seed), seconds.
     ``options``: the algorithm's other settings (``BCSettings`` fields for bc, e.g.
     ``{"hidden": 512, "dropout": 0.2}``; ``OfflineSettings`` fields for cql and td3+bc, e.g.
     ``{"config": {"target_update_interval": 500}, "sample": True}``);
-    ``workers``: processes running the runs (the same rows whatever the number). Rows are
+    ``workers``: processes running the trainings (the same rows whatever the number). Rows are
     repeatable on one CPU model: the learners train with the CPU's own kernels, so another CPU
     may give other last bits (docs/experiments.md, 2026-11-28)."""
     if algo not in ALGOS:
@@ -100,47 +109,61 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     built = set(local_ids())
-    runs = [(domain, algo, level, regime, seed, steps, encoder, options)
-            for level in levels for regime in regimes for seed in range(seeds)
-            if not (level == "train" and regime != "real")
-            and set(regime_datasets(domain, level, regime)) <= built]
-    bar = tqdm(total=len(runs), desc=f"{algo} regimes on {domain}", disable=not progress)
-    if workers == 1 or len(runs) < 2:
+    cells = [(level, regime, seed) for level in levels for regime in regimes for seed in range(seeds)
+             if not (level == "train" and regime != "real")
+             and set(regime_datasets(domain, level, regime)) <= built]
+    groups: dict[tuple, list[tuple[str, str]]] = {}  # (datasets, seed) -> the (level, regime)s using it
+    for level, regime, seed in cells:
+        datasets = tuple(regime_datasets(domain, level, regime).items())
+        groups.setdefault((datasets, seed), []).append((level, regime))
+    trainings = [(domain, algo, dict(datasets), seed, steps, encoder, options, uses)
+                 for (datasets, seed), uses in groups.items()]
+    bar = tqdm(total=len(cells), desc=f"{algo} regimes on {domain}", disable=not progress)
+    if workers == 1 or len(trainings) < 2:
         samplers: dict = {}  # instruction embeddings computed once per mix, across seeds
-        rows = []
-        for run in runs:
-            rows.append(run_one(*run, samplers=samplers))
-            bar.update()
+        parts = []
+        for training in trainings:
+            parts.append(train_and_evaluate(*training, samplers=samplers))
+            bar.update(len(parts[-1]))
     else:
-        workers = min(workers, len(runs))
+        workers = min(workers, len(trainings))
         threads = max(1, (os.cpu_count() or 1) // workers)
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                                  initializer=torch.set_num_threads, initargs=(threads,)) as pool:
             try:
-                futures = [pool.submit(run_one, *run) for run in runs]
-                for _ in as_completed(futures):
-                    bar.update()
-                rows = [future.result() for future in futures]
+                futures = [pool.submit(train_and_evaluate, *training) for training in trainings]
+                for future in as_completed(futures):
+                    bar.update(len(future.result()))
+                parts = [future.result() for future in futures]
             finally:
                 pool.shutdown(cancel_futures=True)
     bar.close()
-    return pd.DataFrame(rows)
+    rows = {(row["level"], row["regime"], row["seed"]): row for part in parts for row in part}
+    return pd.DataFrame([rows[cell] for cell in cells])  # in (level, regime, seed) order
 
 
-_SAMPLERS: dict = {}  # a worker process's samplers, kept across the runs it is given
+_SAMPLERS: dict = {}  # a worker process's samplers, kept across the trainings it is given
 
 
-def run_one(domain: str, algo: str, level: str, regime: str, seed: int, steps: int, encoder,
-            options: dict | None, samplers: dict | None = None) -> dict:
-    """Train ``algo`` on one (level, regime) with ``seed`` and evaluate it: the result's row."""
+def train_and_evaluate(domain: str, algo: str, datasets: dict[str, float], seed: int, steps: int, encoder,
+                       options: dict | None, uses: list[tuple[str, str]],
+                       samplers: dict | None = None) -> list[dict]:
+    """Train ``algo`` on ``datasets`` with ``seed`` once, and evaluate it at each (level, regime)
+    of ``uses``: one row each."""
     started = time.perf_counter()
-    policy, losses = train_policy(algo, regime_datasets(domain, level, regime), steps, seed, encoder,
+    policy, losses = train_policy(algo, datasets, steps, seed, encoder,
                                   _SAMPLERS if samplers is None else samplers, options)
-    result = evaluate(policy, domain, level, episodes=eval_episodes(domain, level), seed=1000 + seed,
-                      progress=False)
-    return {"domain": domain, "algo": algo, "level": level, "regime": regime, "seed": seed,
-            "success_rate": result.attrs["success_rate"], "episodes": result.attrs["episodes"],
-            "final_loss": losses[-1], "seconds": round(time.perf_counter() - started, 1)}
+    rows = []
+    for level, regime in uses:
+        policy.rewind()  # the draws of a freshly trained policy, whichever level came before
+        result = evaluate(policy, domain, level, episodes=eval_episodes(domain, level), seed=1000 + seed,
+                          progress=False)
+        rows.append({"domain": domain, "algo": algo, "level": level, "regime": regime, "seed": seed,
+                     "success_rate": result.attrs["success_rate"], "episodes": result.attrs["episodes"],
+                     "final_loss": losses[-1], "trains": not rows,
+                     "seconds": round(time.perf_counter() - started, 1)})
+        started = time.perf_counter()
+    return rows
 
 
 def summary(results: pd.DataFrame) -> pd.DataFrame:
@@ -154,10 +177,15 @@ def regimes_run(frame: pd.DataFrame) -> list[str]:
     return [r for r in REGIMES if r in set(frame["regime"])]
 
 
+def levels_run(frame: pd.DataFrame) -> list[str]:
+    """The levels a results or summary frame holds, in ``LEVELS`` order."""
+    return [lv for lv in LEVELS if lv in set(frame["level"])]
+
+
 def markdown_table(table: pd.DataFrame) -> str:
     regimes = regimes_run(table)
     lines = ["| level | " + " | ".join(regimes) + " |", "|---|" + "---|" * len(regimes)]
-    for level in [lv for lv in LEVELS if lv in set(table["level"])]:
+    for level in levels_run(table):
         cells = []
         for regime in regimes:
             row = table[(table["level"] == level) & (table["regime"] == regime)]
@@ -204,7 +232,7 @@ def write_results(results: pd.DataFrame, out_dir: Path, note: str = "") -> list[
     paths[1].write_text(f"# {algo.upper()} success rate on {domain} by level and data regime\n\n"
                         f"{spread} {note}\n\n{markdown_table(table)}\n")
     fig, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
-    levels = [lv for lv in LEVELS if lv in set(table["level"])]
+    levels = levels_run(table)
     width = 0.8 / len(regimes)  # only the regimes run: no empty slot or legend entry
     for k, regime in enumerate(regimes):
         part = table[table["regime"] == regime].set_index("level").reindex(levels)

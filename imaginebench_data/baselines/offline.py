@@ -214,14 +214,21 @@ def train_offline(algo: str, datasets: dict[str, float], settings: OfflineSettin
                                        show_progress=False, save_interval=10**9,
                                        logger_adapter=d3rlpy.logging.NoopAdapterFactory()):
         losses.append(float(metrics.get("critic_loss", metrics.get("loss", np.nan))))
-    act = softmax_of_q(algorithm, settings.seed) if settings.sample else algorithm.predict
-    return ConditionedPolicy(act, encoder, discrete), losses
+    if not settings.sample:
+        return ConditionedPolicy(algorithm.predict, encoder, discrete), losses
+    act, rewind = softmax_of_q(algorithm, settings.seed)
+    return ConditionedPolicy(act, encoder, discrete, rewind=rewind), losses
 
 
 def softmax_of_q(algorithm, seed: int):
-    """``act(rows)``: for each row one action drawn from the softmax of its Q-values."""
+    """``(act, rewind)``: ``act(rows)`` draws for each row one action from the softmax of its
+    Q-values; ``rewind()`` puts the draws back to ``seed``'s start."""
     n_actions = algorithm.action_size
     draws = np.random.default_rng(seed)
+    start = draws.bit_generator.state
+
+    def rewind() -> None:
+        draws.bit_generator.state = start
 
     def act(rows: np.ndarray) -> np.ndarray:
         q = algorithm.predict_value(np.repeat(rows, n_actions, 0), np.tile(np.arange(n_actions), len(rows)))
@@ -230,4 +237,4 @@ def softmax_of_q(algorithm, seed: int):
         p /= p.sum(1, keepdims=True)
         return np.array([draws.choice(n_actions, p=row) for row in p])
 
-    return act
+    return act, rewind

@@ -25,13 +25,16 @@ class ConditionedPolicy:
     ``act`` takes a ``(1, D + E)`` float32 batch and returns one action per row (action
     indices when ``discrete``, else ``(1, A)`` actions). Instruction embeddings are computed
     once per distinct instruction. ``network``: the trained model behind ``act`` where there
-    is one (BC's torch module), to save or inspect.
+    is one (BC's torch module), to save or inspect. ``rewind``: puts a sampling policy's draws
+    back to their seeded start, so that each evaluation of one trained policy draws what a
+    freshly trained one would (nothing to do for a deterministic policy).
     """
 
     act: Callable[[np.ndarray], Any]
     encoder: Encoder | None
     discrete: bool
     network: Any = None
+    rewind: Callable[[], None] = lambda: None
     _row: FlatRow = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
