@@ -399,6 +399,10 @@ def ground(
                                                  "evidence, not every 10th episode, which can take all of "
                                                  "a task's (default: the domain's builds' choice, on for "
                                                  "Meta-World)."),
+    symmetries: bool | None = typer.Option(None, "--symmetries/--no-symmetries", show_default=False,
+                                           help="Each training episode seen, every epoch, as a symmetric "
+                                           "copy (CLEVR: colours permuted, the table mirrored; default: "
+                                           "the domain's builds' choice)."),
 ) -> None:
     """Ground a language model on a real dataset (or reuse the checkpoint); print its evidence.
 
@@ -417,7 +421,7 @@ def ground(
         get_domain(trained_on.domain), epochs=epochs, precision=precision, batch_size=batch_size, lr=lr,
         dynamics_per_episode=dynamics_per_episode, short_apart=short_apart, hide_history=hide_history,
         hide_unseen=hide_unseen, action_bins=action_bins, action_weight=action_weight,
-        steps_per_episode=steps_per_episode, holdout_per_task=holdout_per_task)
+        steps_per_episode=steps_per_episode, holdout_per_task=holdout_per_task, symmetries=symmetries)
     path = ensure_checkpoint(dataset_id, backbone=backbone, lora=lora, settings=settings)
     if not is_main_process():  # under `accelerate launch`: the main process reports
         return

@@ -251,8 +251,16 @@ def test_action_bins_head_learns_and_chooses_the_values_of_the_data():
     assert set(np.unique(drawn[0])) <= {-1.0, -0.5, 0.0, 0.5, 1.0}
 
 
-@pytest.mark.parametrize("flags, expected", [([], True), (["--no-holdout-per-task"], False)])
-def test_ground_command_passes_the_holdout_lever_on(monkeypatch, flags, expected):
+METAWORLD, CLEVR_TRAIN = "imaginebench/metaworld-train-real-v0", "imaginebench/clevr-train-real-v0"
+
+
+@pytest.mark.parametrize("args, lever, expected", [
+    ([METAWORLD], "holdout_per_task", True),
+    ([METAWORLD, "--no-holdout-per-task"], "holdout_per_task", False),
+    ([METAWORLD], "short_apart", True), ([CLEVR_TRAIN], "short_apart", False),
+    ([CLEVR_TRAIN], "symmetries", False), ([CLEVR_TRAIN, "--symmetries"], "symmetries", True),
+])
+def test_ground_command_passes_its_levers_on(monkeypatch, args, lever, expected):
     from typer.testing import CliRunner
 
     from imaginebench_data.cli import app
@@ -265,6 +273,6 @@ def test_ground_command_passes_the_holdout_lever_on(monkeypatch, flags, expected
         raise SystemExit(0)
 
     monkeypatch.setattr(checkpoints, "ensure_checkpoint", stop)
-    result = CliRunner().invoke(app, ["ground", "imaginebench/metaworld-train-real-v0", *flags])
+    result = CliRunner().invoke(app, ["ground", *args])
     assert result.exit_code == 0, result.output
-    assert seen["settings"].holdout_per_task is expected and seen["settings"].short_apart
+    assert getattr(seen["settings"], lever) is expected

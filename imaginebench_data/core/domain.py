@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import gymnasium as gym
 import numpy as np
 
+from .episode import Episode
 from .simulator import Simulator
 from .task import Task
 
@@ -96,6 +97,9 @@ class Domain:
       imagined recipes, and ``imaginebench ground`` by default, switch on: a field name (set to
       True) or a ``(name, value)`` pair (LIBERO: ``hide_unseen``; Meta-World: that, and one-step
       rollouts batched apart). Part of the method: the checkpoint key names them.
+    - ``symmetry(episode, rng)``: a copy of a training episode under a symmetry of the domain
+      drawn from ``rng`` (CLEVR: colours permuted, the table mirrored), which grounding with
+      the ``symmetries`` lever sees in its place; None where the domain has none.
     """
 
     name: str
@@ -121,6 +125,7 @@ class Domain:
     render: Callable[[Simulator], np.ndarray] | None = None
     history_columns: tuple[int, ...] = ()
     grounding_levers: tuple[str | tuple[str, Any], ...] = ()
+    symmetry: Callable[[Episode, np.random.Generator], Episode] | None = None
 
     @property
     def discrete(self) -> bool:

@@ -22,6 +22,7 @@ from .sequences import (
     stack_sentences,
 )
 
+Symmetry = Callable[[Episode, np.random.Generator], Episode]
 HOLDOUT_EVERY = 10  # every 10th episode is held out from training (for the evidence)
 
 
@@ -48,11 +49,16 @@ def split(episodes: list[Episode], per_task: bool = False) -> tuple[list[Episode
     return kept, [e for e, held in zip(episodes, held_out) if held]
 
 
-def training_phrasings(domain_name: str,
-                       train_eps: list[Episode]) -> tuple[dict[str, tuple[str, ...]], list[str]]:
+def training_phrasings(domain_name: str, train_eps: list[Episode],
+                       every_task: bool = False) -> tuple[dict[str, tuple[str, ...]], list[str]]:
     """(each task's phrasings, all of them sorted) for grounding on ``train_eps`` (``split``'s
-    training part): the texts whose embeddings a grounding needs."""
+    training part): the texts whose embeddings a grounding needs. ``every_task``: those of
+    every task of the episodes' levels, which symmetric copies can reach (``Domain.symmetry``)."""
     phrasings = task_phrasings(domain_name, train_eps)
+    if every_task:
+        domain = get_domain(domain_name)
+        levels = sorted({e.level for e in train_eps})
+        phrasings = {**{t.id: t.phrasings for level in levels for t in domain.tasks(level)}, **phrasings}
     return phrasings, sorted({p for options in phrasings.values() for p in options})
 
 
@@ -80,13 +86,16 @@ class SequenceFactory:
 
     def epoch(self, episodes: list[Episode], phrasings: dict[str, tuple[str, ...]],
               rng: np.random.Generator, dynamics_per_episode: int = 2,
-              steps_per_episode: int = 0) -> list[Sequence]:
+              steps_per_episode: int = 0, symmetry: Symmetry | None = None) -> list[Sequence]:
         """One epoch's sequences: per episode its rollout and explain sequences,
         ``dynamics_per_episode`` dynamics sequences and ``steps_per_episode`` one-step rollouts
         (the rollout task prompted at a random step t: s_t predicts a_t, a_t predicts s_{t+1},
-        no earlier action to follow), each at a step drawn from ``rng``."""
+        no earlier action to follow), each at a step drawn from ``rng``. With ``symmetry``
+        (``Domain.symmetry``), each episode is first replaced by a copy it draws."""
         sequences = []
         for episode in episodes:
+            if symmetry is not None:  # no draw at all when off, as for steps_per_episode
+                episode = symmetry(episode, rng)
             options = phrasings.get(episode.task_id) or (episode.instruction,)
             text = options[rng.integers(len(options))]
             sequences.append(rollout_sequence(self.builder(text), text, episode.states, episode.actions))

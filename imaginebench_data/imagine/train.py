@@ -61,6 +61,11 @@ class TrainSettings:
     # Meta-World's 10 training tasks in turn the plain rule held out all of coffee-button's
     # (docs/experiments.md, "Meta-World: a training task the model was never shown")
     holdout_per_task: bool = False
+    # each training episode seen every epoch as a symmetric copy drawn from the domain's
+    # (``Domain.symmetry``; CLEVR: colours permuted, the table mirrored): measured on CLEVR
+    # (docs/experiments.md, "CLEVR: the model as a policy, and grounding on symmetric copies";
+    # not adopted)
+    symmetries: bool = False
 
     @classmethod
     def for_domain(cls, domain, **fields) -> TrainSettings:
@@ -84,7 +89,7 @@ class TrainSettings:
 
 
 OPT_IN = {"hide_history": False, "hide_unseen": False, "short_apart": False, "action_bins": 0,
-          "action_weight": 1.0, "steps_per_episode": 0, "holdout_per_task": False}
+          "action_weight": 1.0, "steps_per_episode": 0, "holdout_per_task": False, "symmetries": False}
 SHORT = 40  # positions: every dynamics-task sequence, and rollouts of a few steps only
 
 
@@ -198,9 +203,11 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
     domain = get_domain(DatasetId.parse(dataset_id).domain)
     if settings.action_bins and domain.discrete:  # before any data is read
         raise ValueError(f"--action-bins applies to continuous actions; {domain.name}'s are discrete")
+    if settings.symmetries and domain.symmetry is None:
+        raise ValueError(f"--symmetries needs a domain with symmetric copies (CLEVR); {domain.name} has none")
     episodes, checksum = read_episodes(dataset_id)
     train_eps, held_out = split(episodes, settings.holdout_per_task)
-    phrasings, texts = training_phrasings(domain.name, train_eps)
+    phrasings, texts = training_phrasings(domain.name, train_eps, every_task=settings.symmetries)
     sentences = SentenceTable(sentence_encoder, texts)
     discrete = domain.discrete
     bounds = {"action_bins": settings.action_bins, "action_low": domain.action_space.low.tolist(),
@@ -235,10 +242,11 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
     bar = tqdm(total=total, desc=f"ground {config.backbone_name} on {dataset_id}", unit="batch",
                disable=not progress or (parallel is not None and parallel.rank != 0))
     sequences_seen = 0
+    symmetry = domain.symmetry if settings.symmetries else None
     model.train()
     for epoch in range(settings.epochs):
         sequences = factory.epoch(train_eps, phrasings, rng, settings.dynamics_per_episode,
-                                  settings.steps_per_episode)
+                                  settings.steps_per_episode, symmetry)
         order = rng.permutation(len(sequences))
         batches = epoch_batches([len(seq) for seq in sequences], order, settings.batch_size,
                                 settings.short_apart, rng)

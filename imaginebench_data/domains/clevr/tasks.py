@@ -99,7 +99,7 @@ def _progress_reward(prev, actions, states, progress, target, **goal):
 
 
 # --- task lists -------------------------------------------------------------------------
-def _relation_id(src: int, dst: int, relation: str) -> str:
+def relation_id(src: int, dst: int, relation: str) -> str:
     words = {"behind": "behind", "left": "left-of", "front": "in-front-of", "right": "right-of"}
     return f"{COLOURS[src]}-{words[relation]}-{COLOURS[dst]}"
 
@@ -122,7 +122,7 @@ def _relation_tasks(level: str) -> list[Task]:
                 )
                 tasks.append(
                     Task(
-                        id=_relation_id(src, dst, relation),
+                        id=relation_id(src, dst, relation),
                         level=level,
                         phrasings=texts,
                         goal=goal,
@@ -183,7 +183,7 @@ def _hard_tasks() -> list[Task]:
         texts = [t.format(clauses=clauses, stated=stated) for t in ph.MULTI_RELATION_TEMPLATES]
         texts = [t[0].upper() + t[1:] for t in texts]
         kind = f"relations{len(goals)}"
-        task_id = "+".join(_relation_id(*g) for g in goals)
+        task_id = "+".join(relation_id(*g) for g in goals)
         goal = {"kind": kind, "relations": relations}
         extra = {"relations": relations}
         tasks.append(_progress_task(task_id, texts, goal, _multi_progress, len(goals), extra))
@@ -216,4 +216,4 @@ def subgoals(task: Task, start: np.ndarray | None = None) -> tuple[Task, ...]:
     if not task.kind.startswith("relations"):
         return ()
     train = {t.id: t for t in _tasks("train")}
-    return tuple(train[_relation_id(*relation)] for relation in task.goal["relations"])
+    return tuple(train[relation_id(*relation)] for relation in task.goal["relations"])
