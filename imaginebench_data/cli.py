@@ -468,6 +468,8 @@ def evaluate_regimes(
     bins: int = typer.Option(0, help="bc, continuous actions: each action number one of this many "
                              "evenly spaced values (cross-entropy, sampled when acting); 0: "
                              "regression (MSE)."),
+    symmetries: bool = typer.Option(False, help="bc: every batch row a symmetric copy of itself (CLEVR: "
+                                    "colours permuted, the table mirrored)."),
     d3rlpy: list[str] = typer.Option(None, "--d3rlpy", help="cql, td3+bc: KEY=VALUE, a field of "
                                      "d3rlpy's config replacing its default (repeatable), e.g. "
                                      "--d3rlpy learning_rate=3e-4; a dotted KEY sets a nested config's "
@@ -509,7 +511,8 @@ def evaluate_regimes(
         config = parse_config(d3rlpy or [])
     except ValueError as error:
         raise typer.BadParameter(str(error)) from error
-    bc = {"hidden": hidden, "dropout": dropout, "normalize": normalize, "history": history, "bins": bins}
+    bc = {"hidden": hidden, "dropout": dropout, "normalize": normalize, "history": history, "bins": bins,
+          "symmetries": symmetries}
     chosen = list(domains or ["clevr"])
     if "all" in chosen:
         built = set(local_ids())
@@ -528,6 +531,7 @@ def evaluate_regimes(
         options += ", states standardized" if normalize else ""
         options += ", history columns left out" if not history else ""
         options += f", each action number one of {bins} values (sampled)" if bins else ""
+        options += ", every batch row a symmetric copy" if symmetries else ""
         if algo != "bc":
             changed = ", ".join(f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}"
                                 for key, value in changed_settings(algo, domain, config).items())

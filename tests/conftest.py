@@ -40,3 +40,13 @@ def minari_root(tmp_path, monkeypatch):
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(root))
     monkeypatch.setenv("IMAGINEBENCH_CACHE", str(tmp_path / "cache"))
     return root
+
+
+@pytest.fixture
+def train_set(minari_root, tmp_path):
+    """A 12-episode CLEVR training set in ``minari_root`` (cards under ``tmp_path/cards``)."""
+    from imaginebench_data.pipeline.build import build
+
+    build("imaginebench/clevr-train-real-v0", episodes=12, workers=1, cards_dir=tmp_path / "cards",
+          progress=False)
+    return "imaginebench/clevr-train-real-v0"

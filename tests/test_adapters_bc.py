@@ -4,6 +4,7 @@ import minari
 import numpy as np
 import pandas as pd
 import pytest
+from tiny import Lengths
 
 import imaginebench_data as ib
 from imaginebench_data.adapters import to_d4rl
@@ -18,21 +19,6 @@ from imaginebench_data.baselines.compare import (
 from imaginebench_data.pipeline.build import build
 
 TRAIN = "imaginebench/clevr-train-real-v0"
-
-
-class Lengths:
-    """A fake encoder whose embedding of a text is (its length, 1): easy to check by hand."""
-
-    name, dim = "lengths", 2
-
-    def encode(self, texts):
-        return np.array([[len(t), 1.0] for t in texts], np.float32)
-
-
-@pytest.fixture
-def train_set(minari_root, tmp_path):
-    build(TRAIN, episodes=12, workers=1, cards_dir=tmp_path / "cards", progress=False)
-    return TRAIN
 
 
 def test_d4rl_rows_are_minari_steps_with_the_instruction_appended(train_set):

@@ -2,6 +2,7 @@
 
 import contextlib
 
+import numpy as np
 import pytest
 
 from imaginebench_data.cards.card import Card
@@ -64,3 +65,12 @@ def built_root(tmp_path_factory, dataset_id: str, episodes: int):
         patch.setenv("MINARI_DATASETS_PATH", str(root))
         build(dataset_id, episodes=episodes, workers=1, cards_dir=root / "cards", progress=False)
         yield root
+
+
+class Lengths:
+    """A fake encoder whose embedding of a text is (its length, 1): easy to check by hand."""
+
+    name, dim = "lengths", 2
+
+    def encode(self, texts):
+        return np.array([[len(t), 1.0] for t in texts], np.float32)

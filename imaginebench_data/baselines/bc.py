@@ -31,6 +31,7 @@ from torch import nn
 from ..core.action_bins import ActionBins
 from ..domains import get_domain
 from ..loader.sampler import Sampler
+from .copies import CopiedBatches
 from .policy import ConditionedPolicy
 
 
@@ -52,6 +53,7 @@ class BCSettings:
     normalize: bool = False  # standardize the state columns (mean and spread of the training rows)
     history: bool = True  # False: leave out the domain's history_columns (bookkeeping, not physics)
     bins: int = 0  # continuous actions: each number one of this many values (0: regression)
+    symmetries: bool = False  # every batch row a symmetric copy (``Domain.symmetry``; CLEVR's)
 
 
 def mlp(n_in: int, n_out: int, hidden: int, dropout: float = 0.0) -> nn.Sequential:
@@ -106,6 +108,9 @@ def train_bc(sampler: Sampler, settings: BCSettings | None = None) -> tuple[Cond
     discrete = sampler.discrete
     if settings.bins and discrete:
         raise ValueError(f"bins applies to continuous actions; {domain.name}'s are discrete")
+    if settings.symmetries and domain.symmetry is None:
+        raise ValueError(f"symmetries needs a domain with symmetric copies (CLEVR); {domain.name} has none")
+    batches = CopiedBatches(sampler, domain.symmetry).sample if settings.symmetries else sampler.sample
     bins = ActionBins(space.low, space.high, settings.bins) if settings.bins else None
     n_out = int(space.n) if discrete else int(space.shape[0]) * (settings.bins or 1)
     embed_dim = 0 if sampler.embeddings is None else sampler.embeddings.shape[1]
@@ -120,7 +125,7 @@ def train_bc(sampler: Sampler, settings: BCSettings | None = None) -> tuple[Cond
     optimiser = torch.optim.Adam(net.parameters(), lr=settings.lr)
     losses = []
     for step in range(settings.steps):
-        batch = sampler.sample(settings.batch_size)
+        batch = batches(settings.batch_size)
         inputs = [batch["observations"]]
         if "instruction_embeddings" in batch:
             inputs.append(batch["instruction_embeddings"])

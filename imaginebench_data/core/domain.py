@@ -55,6 +55,22 @@ class OriginalLayout:
 
 
 @dataclass(frozen=True)
+class Symmetry:
+    """Copies of a domain's data under its symmetries, drawn at random, for training only (no
+    dataset holds them):
+
+    - ``episode(episode, rng)``: an episode under one symmetry, its instruction its copy's task's;
+    - ``rows(states, actions, instructions, rng)``: a batch of transitions, each row under its own;
+    - ``phrasings()``: every instruction a copy can carry (to embed them ahead).
+    """
+
+    episode: Callable[[Episode, np.random.Generator], Episode]
+    rows: Callable[[np.ndarray, np.ndarray, list[str], np.random.Generator],
+                   tuple[np.ndarray, np.ndarray, list[str]]]
+    phrasings: Callable[[], list[str]]
+
+
+@dataclass(frozen=True)
 class Domain:
     """A domain: spaces, tasks per level, simulator, expert, checkers, importer layout, recipes.
 
@@ -97,9 +113,9 @@ class Domain:
       imagined recipes, and ``imaginebench ground`` by default, switch on: a field name (set to
       True) or a ``(name, value)`` pair (LIBERO: ``hide_unseen``; Meta-World: that, and one-step
       rollouts batched apart). Part of the method: the checkpoint key names them.
-    - ``symmetry(episode, rng)``: a copy of a training episode under a symmetry of the domain
-      drawn from ``rng`` (CLEVR: colours permuted, the table mirrored), which grounding with
-      the ``symmetries`` lever sees in its place; None where the domain has none.
+    - ``symmetry``: copies of the domain's data under its symmetries (``Symmetry``; CLEVR:
+      colours permuted, the table mirrored), which grounding and BC with their ``symmetries``
+      levers see in its place; None where the domain has none.
     """
 
     name: str
@@ -125,7 +141,7 @@ class Domain:
     render: Callable[[Simulator], np.ndarray] | None = None
     history_columns: tuple[int, ...] = ()
     grounding_levers: tuple[str | tuple[str, Any], ...] = ()
-    symmetry: Callable[[Episode, np.random.Generator], Episode] | None = None
+    symmetry: Symmetry | None = None
 
     @property
     def discrete(self) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
+from ..core.domain import Symmetry
 from ..core.episode import Episode
 from ..core.task import UNRESOLVED
 from ..datasets.read import open_dataset, stored_episodes
@@ -22,7 +23,6 @@ from .sequences import (
     stack_sentences,
 )
 
-Symmetry = Callable[[Episode, np.random.Generator], Episode]
 HOLDOUT_EVERY = 10  # every 10th episode is held out from training (for the evidence)
 
 
@@ -91,11 +91,11 @@ class SequenceFactory:
         ``dynamics_per_episode`` dynamics sequences and ``steps_per_episode`` one-step rollouts
         (the rollout task prompted at a random step t: s_t predicts a_t, a_t predicts s_{t+1},
         no earlier action to follow), each at a step drawn from ``rng``. With ``symmetry``
-        (``Domain.symmetry``), each episode is first replaced by a copy it draws."""
+        (``Domain.symmetry``), each episode is first replaced by a copy drawn from ``rng``."""
         sequences = []
         for episode in episodes:
             if symmetry is not None:  # no draw at all when off, as for steps_per_episode
-                episode = symmetry(episode, rng)
+                episode = symmetry.episode(episode, rng)
             options = phrasings.get(episode.task_id) or (episode.instruction,)
             text = options[rng.integers(len(options))]
             sequences.append(rollout_sequence(self.builder(text), text, episode.states, episode.actions))

@@ -12,7 +12,7 @@ from .draw import draw_states
 from .expert import ClevrExpert
 from .render import render
 from .sim import N_ACTIONS, STATE_DIM, TABLE_HALF, ClevrSimulator
-from .symmetry import symmetric_copy
+from .symmetry import SYMMETRY
 from .tasks import PROMPT_STEPS, subgoals, tasks
 
 DOMAIN = Domain(
@@ -35,7 +35,7 @@ DOMAIN = Domain(
     "pair pushed apart along the line of its centres until the two touch",
     prompt_steps=PROMPT_STEPS,
     subgoals=subgoals,
-    symmetry=symmetric_copy,
+    symmetry=SYMMETRY,
     prompting=f"the model is prompted afresh from the state reached every {PROMPT_STEPS} imagined "
     "steps, with the same instruction, until the task holds or its time limit; a hard task of two "
     "or three relations is prompted one relation at a time, the first not yet holding, in a "
