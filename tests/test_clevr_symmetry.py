@@ -1,5 +1,5 @@
-"""CLEVR's symmetric copies (colours permuted, the table mirrored): episodes of their own task,
-to the bit, and the grounding lever that sees them."""
+"""CLEVR's symmetric copies (colours permuted, the table mirrored): episodes and transitions of
+their own task, to the bit, and the grounding and BC levers that see them."""
 
 import numpy as np
 import pytest
@@ -87,7 +87,7 @@ def test_rows_are_copied_each_under_its_own_symmetry(episodes):
     np.testing.assert_array_equal(copied[0], states[0])
     assert pushes[0] == actions[0]
     by_text = {p: t for t in CLEVR.tasks("train") for p in t.phrasings}
-    orders = set()
+    reached = set()
     for n in range(1, len(states)):
         after = sim.step_from(copied[n], int(pushes[n]))
         original = by_text[texts[n]]
@@ -99,8 +99,8 @@ def test_rows_are_copied_each_under_its_own_symmetry(episodes):
         # and the copied step keeps the original's outcome for the copied goal
         assert (task.success(copied[n : n + 1], pushes[n : n + 1], after[None])[0]
                 == original.success(states[n : n + 1], actions[n : n + 1], nexts[n : n + 1])[0])
-        orders.add(copied_texts[n])
-    assert len(orders) > 30  # rows drew their own symmetries
+        reached.add(copied_texts[n])
+    assert len(reached) > 30  # rows drew their own symmetries
 
 
 def test_the_factory_builds_its_sequences_from_the_copies(episodes):
