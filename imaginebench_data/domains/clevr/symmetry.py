@@ -27,8 +27,8 @@ import numpy as np
 from ...core.domain import Symmetry
 from ...core.episode import Episode
 from ...core.task import Task
-from .sim import COLOURS, N_BALLS, N_DIRECTIONS
-from .tasks import relation_id, tasks
+from .sim import N_BALLS, N_DIRECTIONS
+from .tasks import push_id, relation_id, tasks
 
 # Push direction d mirrored in x (+x, +y, -x, -y, +x+y, -x+y, +x-y, -x-y).
 MIRRORED_DIRECTION = np.array([2, 1, 0, 3, 5, 4, 7, 6])
@@ -79,7 +79,7 @@ def copied_task(level: str, task_id: str, order: np.ndarray, mirror: bool) -> Ta
     relation = MIRRORED_RELATION[goal["relation"]] if mirror else goal["relation"]
     if goal["kind"] == "relation":
         return _tasks(level)[relation_id(int(order[goal["src"]]), int(order[goal["dst"]]), relation)]
-    return _tasks(level)[f"push-{COLOURS[int(order[goal['ball']])]}-{relation}"]
+    return _tasks(level)[push_id(int(order[goal["ball"]]), relation)]
 
 
 def draw(rng: np.random.Generator) -> tuple[np.ndarray, bool]:
@@ -90,7 +90,7 @@ def draw(rng: np.random.Generator) -> tuple[np.ndarray, bool]:
 def symmetric_copy(episode: Episode, rng: np.random.Generator) -> Episode:
     """``episode`` under a symmetry drawn from ``rng``; an episode whose task is not copied
     comes back as it is (and draws nothing)."""
-    if copied_task(episode.level, episode.task_id, np.arange(N_BALLS), False) is None:
+    if episode.level not in COPIED_LEVELS or episode.task_id not in _tasks(episode.level):
         return episode
     order, mirror = draw(rng)
     copy = copied_task(episode.level, episode.task_id, order, mirror)

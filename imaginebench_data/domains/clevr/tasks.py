@@ -104,6 +104,10 @@ def relation_id(src: int, dst: int, relation: str) -> str:
     return f"{COLOURS[src]}-{words[relation]}-{COLOURS[dst]}"
 
 
+def push_id(ball: int, relation: str) -> str:
+    return f"push-{COLOURS[ball]}-{relation}"
+
+
 def _relation_tasks(level: str) -> list[Task]:
     templates, words = (
         (ph.TRAIN_TEMPLATES, ph.TRAIN_RELATION_WORDS)
@@ -146,7 +150,7 @@ def _easy_tasks() -> list[Task]:
             )
             tasks.append(
                 Task(
-                    id=f"push-{COLOURS[ball]}-{relation}",
+                    id=push_id(ball, relation),
                     level="easy",
                     phrasings=texts,
                     goal={"kind": "push", "ball": ball, "relation": relation},
