@@ -358,6 +358,7 @@ def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to g
 
 @app.command(epilog=_examples("imaginebench ground",
                                "imaginebench ground imaginebench/babyai-train-real-v0 --epochs 40",
+                               "imaginebench ground --length-split 2 --seed 1",
                                "imaginebench ground imaginebench/halfcheetah-train-real-v0 "
                                "--dynamics-per-episode 64 --short-apart --hide-history"))
 def ground(
@@ -373,10 +374,22 @@ def ground(
     numerics: str = typer.Option("recipe", help="CPU kernels: recipe (what the domain's imagined recipes "
                                  "say), portable or native (see `imaginebench build --help`)."),
     dynamics_per_episode: int = typer.Option(2, help="Dynamics-task sequences per episode and epoch."),
+    seed: int = typer.Option(0, help="Seed of the initial weights and of every draw of the training data "
+                             "(the builds ground with 0)."),
     short_apart: bool | None = typer.Option(None, "--short-apart/--no-short-apart", show_default=False,
                                             help="Batch the short (dynamics, one-step) sequences apart from "
                                             "the long ones: many of them then cost little (default: the "
                                             "domain's builds' choice, on for Meta-World)."),
+    length_pool: int | None = typer.Option(None, show_default=False,
+                                           help="Cut the epoch's shuffled sequences into pools of this many "
+                                           "batches and sort each pool by length before batching, so "
+                                           "batches pad little (supersedes --short-apart; default: the "
+                                           "domain's builds' choice, 0: off)."),
+    length_split: int | None = typer.Option(None, show_default=False,
+                                            help="Run each batch as this many parts of like lengths, each "
+                                            "padded to its own longest: the same mean losses for less "
+                                            "padding (one process; default: the domain's builds' choice, "
+                                            "0: off)."),
     hide_history: bool | None = typer.Option(None, "--hide-history/--no-hide-history", show_default=False,
                                              help="The model sees the domain's history columns as their "
                                              "mean (HalfCheetah's counters; default: off)."),
@@ -419,7 +432,8 @@ def ground(
     _choose_numerics(numerics, [r for r in load_recipes().values() if r.train_from == trained_on])
     settings = TrainSettings.for_domain(
         get_domain(trained_on.domain), epochs=epochs, precision=precision, batch_size=batch_size, lr=lr,
-        dynamics_per_episode=dynamics_per_episode, short_apart=short_apart, hide_history=hide_history,
+        seed=seed, dynamics_per_episode=dynamics_per_episode, short_apart=short_apart,
+        length_pool=length_pool, length_split=length_split, hide_history=hide_history,
         hide_unseen=hide_unseen, action_bins=action_bins, action_weight=action_weight,
         steps_per_episode=steps_per_episode, holdout_per_task=holdout_per_task, symmetries=symmetries)
     path = ensure_checkpoint(dataset_id, backbone=backbone, lora=lora, settings=settings)

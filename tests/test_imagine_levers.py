@@ -20,8 +20,10 @@ from imaginebench_data.imagine.sequences import ACTION, STATE, rollout_sequence
 from imaginebench_data.imagine.train import (
     SHORT,
     TrainSettings,
+    backward_parts,
     epoch_batches,
     hidden_columns,
+    length_parts,
     minimised,
     unseen_columns,
 )
@@ -63,6 +65,7 @@ def test_opt_in_levers_leave_the_checkpoint_key_of_before():
     assert TrainSettings(hide_history=True).key()["hide_history"] is True
     assert set(TrainSettings(short_apart=True).key()) == before | {"short_apart"}
     assert set(TrainSettings(action_weight=1.0).key()) == before
+    assert set(TrainSettings(length_pool=8).key()) == before | {"length_pool"}
     assert TrainSettings(action_weight=10.0).key()["action_weight"] == 10.0
 
 
@@ -108,6 +111,52 @@ def test_one_step_rollouts_pair_each_state_with_its_own_action_and_next_state():
             assert np.array_equal(seq.state_target[seq.state_mask][0], episode.states[t + 1])
             assert np.array_equal(seq.state_base[seq.state_mask][0], episode.states[t])
             assert len(seq) <= SHORT  # the prompt and one step: with short_apart, batched apart from rollouts
+
+
+def test_a_batch_run_in_parts_of_like_lengths_gives_the_whole_batch_s_losses_and_gradient():
+    model = tiny_model()
+    factory = SequenceFactory(model.tokenizer, slot_token_id(model.tokenizer), 10, (), np.int64,
+                              lambda text: None)
+    task = CLEVR.tasks("train")[0]
+    rng = np.random.default_rng(3)
+    episodes = [SimpleNamespace(task_id=task.id, instruction=task.phrasings[0],
+                                states=rng.normal(size=(n + 1, 10)).astype(np.float32),
+                                actions=rng.integers(0, 40, size=n)) for n in (2, 9, 5, 14)]
+    sequences = factory.epoch(episodes, {task.id: task.phrasings}, rng, dynamics_per_episode=2)
+    lengths = [len(seq) for seq in sequences]
+    indices = list(range(len(sequences)))
+
+    def gradient(parts):
+        model.zero_grad()
+        batches = [collate([sequences[i] for i in part], model.tokenizer.pad_token_id, 256, None)
+                   for part in parts]
+        losses = backward_parts(batches, model.losses, 1.0, torch.Tensor.backward)
+        return losses, [p.grad.clone() for p in model.parameters() if p.grad is not None]
+
+    assert length_parts(indices, lengths, 1) == [indices]
+    parts = length_parts(indices, lengths, 3)
+    assert sorted(i for part in parts for i in part) == indices and [len(p) for p in parts] == [6, 5, 5]
+    assert max(lengths[i] for i in parts[0]) <= min(lengths[i] for i in parts[1])  # sorted by length
+    whole_losses, whole = gradient([indices])
+    split_losses, split = gradient(parts)
+    for key in whole_losses:
+        torch.testing.assert_close(split_losses[key], whole_losses[key], rtol=1e-5, atol=1e-6)
+    assert len(split) == len(whole)
+    for a, b in zip(split, whole):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
+    # unweighted, the parts' means would not be the batch's
+    plain = sum(model.losses(collate([sequences[i] for i in part], model.tokenizer.pad_token_id, 256,
+                                     None))["state"].detach() for part in parts)
+    assert not torch.allclose(plain, whole_losses["state"], rtol=1e-2)
+
+
+def test_parts_of_like_lengths_are_refused_on_several_processes(monkeypatch, tmp_path):
+    from imaginebench_data.imagine import train
+
+    monkeypatch.setattr(train, "data_parallel", lambda: SimpleNamespace(processes=2, device="cpu"))
+    with pytest.raises(ValueError, match="--length-split runs on one process, found 2"):
+        train.train_grounding(CLEVR_TRAIN, tmp_path, settings=TrainSettings(length_split=2), progress=False)
+    assert not any(tmp_path.iterdir())
 
 
 def episodes_with(*columns: np.ndarray) -> list[SimpleNamespace]:
@@ -202,6 +251,27 @@ def test_short_apart_batches_short_and_long_sequences_apart():
     assert sum(1 for b in batches if lengths[b[0]] <= SHORT) == 2  # 6 short in batches of 3
 
 
+def test_length_pools_sort_each_pool_by_length_and_keep_the_batch_count():
+    rng = np.random.default_rng(0)
+    lengths = [int(n) for n in rng.integers(5, 300, size=50)]
+    order = rng.permutation(50)
+    batches = epoch_batches(lengths, order, 4, False, np.random.default_rng(1), length_pool=3)
+    assert sorted(i for b in batches for i in b) == list(range(50))  # every sequence once
+    assert len(batches) == len(epoch_batches(lengths, order, 4, False, np.random.default_rng(1)))  # 13
+    assert sorted(map(len, batches)) == [2] + [4] * 12  # only the last pool (2 of 50) is short
+    for k in range(0, 50, 12):  # each pool of 3 batches of 4: the same sequences, sorted
+        pool = sorted(order[k : k + 12], key=lambda i: lengths[i])
+        cut = [pool[j : j + 4] for j in range(0, len(pool), 4)]
+        assert all(any(b == list(map(int, c)) for b in batches) for c in cut)
+    padded = sum(max(lengths[i] for i in b) * len(b) for b in batches)
+    plain = sum(max(lengths[i] for i in order[k : k + 4]) * len(order[k : k + 4]) for k in range(0, 50, 4))
+    assert padded < plain  # the point: less padding
+    whole = epoch_batches(lengths, order, 4, True, np.random.default_rng(1), length_pool=100)
+    assert sorted(max(lengths[i] for i in b) for b in whole) == [
+        max(lengths[i] for i in c) for c in np.array_split(sorted(range(50), key=lambda i: lengths[i]),
+                                                             range(4, 50, 4))]  # supersedes short_apart
+
+
 BINNED = {"action_kind": "continuous", "action_dim": 3, "action_bins": 5, "action_low": [-1.0] * 3,
           "action_high": [1.0] * 3}  # values -1, -0.5, 0, 0.5, 1
 
@@ -259,6 +329,9 @@ METAWORLD, CLEVR_TRAIN = "imaginebench/metaworld-train-real-v0", "imaginebench/c
     ([METAWORLD, "--no-holdout-per-task"], "holdout_per_task", False),
     ([METAWORLD], "short_apart", True), ([CLEVR_TRAIN], "short_apart", False),
     ([CLEVR_TRAIN], "symmetries", False), ([CLEVR_TRAIN, "--symmetries"], "symmetries", True),
+    ([CLEVR_TRAIN], "length_pool", 0), ([CLEVR_TRAIN, "--length-pool", "8"], "length_pool", 8),
+    ([CLEVR_TRAIN], "length_split", 0), ([CLEVR_TRAIN, "--length-split", "2"], "length_split", 2),
+    ([CLEVR_TRAIN], "seed", 0), ([CLEVR_TRAIN, "--seed", "3"], "seed", 3),
 ])
 def test_ground_command_passes_its_levers_on(monkeypatch, args, lever, expected):
     from typer.testing import CliRunner
@@ -275,4 +348,4 @@ def test_ground_command_passes_its_levers_on(monkeypatch, args, lever, expected)
     monkeypatch.setattr(checkpoints, "ensure_checkpoint", stop)
     result = CliRunner().invoke(app, ["ground", *args])
     assert result.exit_code == 0, result.output
-    assert getattr(seen["settings"], lever) is expected
+    assert getattr(seen["settings"], lever) == expected

@@ -34,7 +34,7 @@ def is_main_process() -> bool:
     return int(os.environ.get("RANK", "0")) == 0
 
 
-def _target_counts(batch: dict[str, torch.Tensor], rows: torch.Tensor | slice) -> dict[str, torch.Tensor]:
+def target_counts(batch: dict[str, torch.Tensor], rows: torch.Tensor | slice) -> dict[str, torch.Tensor]:
     """How many targets of each loss term ``rows`` of ``batch`` hold (what each term averages over)."""
     return {"state": batch["state_mask"][rows].sum(), "action": batch["action_mask"][rows].sum(),
             "text": (batch["labels"][rows] != IGNORE).sum()}
@@ -78,10 +78,10 @@ class DataParallel:
         one row at weight 0, so every process runs a backward pass for the collective to finish.
         """
         rows = torch.arange(self.rank, len(batch["ids"]), self.processes)
-        mine = _target_counts(batch, rows)
+        mine = target_counts(batch, rows)
         if not len(rows):
             rows = torch.arange(1)  # counted as none of its targets: weight 0
-        total = _target_counts(batch, slice(None))
+        total = target_counts(batch, slice(None))
         own = {key: value[rows.to(value.device)] for key, value in batch.items()}
         losses = model(own)
         return {key: loss * (float(mine[key]) / max(float(total[key]), 1.0) * self.processes)

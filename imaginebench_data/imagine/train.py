@@ -19,7 +19,7 @@ from .checkpoint import checkpoint_hash, save_checkpoint
 from .config import SCRATCH, GroundingConfig
 from .data import SequenceFactory, collate, read_episodes, split, training_phrasings
 from .determinism import pinned
-from .distributed import data_parallel
+from .distributed import data_parallel, target_counts
 from .model import GroundedLM
 from .numerics import on_device as numerics_on
 from .precision import resolve as resolve_precision
@@ -50,6 +50,14 @@ class TrainSettings:
     # schedule counts the batches as if mixed, up to one fewer per epoch: the few steps past
     # its end get a learning rate of 0)
     short_apart: bool = False
+    # > 0: the epoch's shuffled sequences cut into pools of this many batches, each pool sorted
+    # by length before it is cut into batches (so a batch pads little), all batches shuffled; it
+    # supersedes short_apart (docs/experiments.md, "CLEVR: batches of like lengths")
+    length_pool: int = 0
+    # > 1: each batch sorted by length and run as this many parts of about equal count, each
+    # padded to its own longest, the gradients summed: the batch's mean losses and gradient as
+    # one part gives, up to the order of floating-point sums, for less padding (one process only)
+    length_split: int = 0
     action_bins: int = 0  # continuous actions: the action head's values per number (0: regression)
     # measured on Meta-World (docs/experiments.md, "Meta-World: one-step rollouts"): the action
     # loss counted this many times in the sum that is minimised (the logged losses stay
@@ -88,8 +96,9 @@ class TrainSettings:
         return {k: v for k, v in fields.items() if k not in OPT_IN or v != OPT_IN[k]}
 
 
-OPT_IN = {"hide_history": False, "hide_unseen": False, "short_apart": False, "action_bins": 0,
-          "action_weight": 1.0, "steps_per_episode": 0, "holdout_per_task": False, "symmetries": False}
+OPT_IN = {"hide_history": False, "hide_unseen": False, "short_apart": False, "length_pool": 0,
+          "length_split": 0, "action_bins": 0, "action_weight": 1.0, "steps_per_episode": 0,
+          "holdout_per_task": False, "symmetries": False}
 SHORT = 40  # positions: every dynamics-task sequence, and rollouts of a few steps only
 
 
@@ -103,16 +112,59 @@ def minimised(losses: dict[str, torch.Tensor], action_weight: float) -> torch.Te
 
 
 def epoch_batches(lengths: list[int], order: np.ndarray, batch_size: int, short_apart: bool,
-                  rng: np.random.Generator) -> list[list[int]]:
+                  rng: np.random.Generator, length_pool: int = 0) -> list[list[int]]:
     """The epoch's batches (indices into its sequences) in ``order``. Each batch is padded to its
     longest sequence, so with ``short_apart`` sequences of at most ``SHORT`` positions are
-    batched only with each other (cheap batches), and the batches are shuffled together."""
-    if not short_apart:
+    batched only with each other (cheap batches), and with ``length_pool`` each run of
+    ``length_pool`` batches' worth of ``order`` is sorted by length (ties kept in ``order``)
+    before it is cut; either way the batches are then shuffled together. Only the last pool
+    can be short, so there are as many batches as without."""
+    if length_pool:
+        pool = length_pool * batch_size
+        groups = [sorted(order[k : k + pool], key=lambda i: lengths[i]) for k in range(0, len(order), pool)]
+    elif short_apart:
+        groups = [[i for i in order if lengths[i] > SHORT], [i for i in order if lengths[i] <= SHORT]]
+    else:
         return [list(order[k : k + batch_size]) for k in range(0, len(order), batch_size)]
-    short = [int(i) for i in order if lengths[i] <= SHORT]
-    long = [int(i) for i in order if lengths[i] > SHORT]
-    batches = [group[k : k + batch_size] for group in (long, short) for k in range(0, len(group), batch_size)]
+    batches = [[int(i) for i in group[k : k + batch_size]] for group in groups
+               for k in range(0, len(group), batch_size)]
     return [batches[k] for k in rng.permutation(len(batches))]
+
+
+def length_parts(indices: list[int], lengths: list[int], parts: int) -> list[list[int]]:
+    """``indices`` (one batch) as is for ``parts`` <= 1; else sorted by length (ties in batch
+    order) and cut into ``parts`` runs of about equal count (fewer if the batch is smaller)."""
+    if parts <= 1:
+        return [indices]
+    ordered = sorted(indices, key=lambda i: lengths[i])
+    return [[int(i) for i in run] for run in np.array_split(ordered, min(parts, len(ordered)))]
+
+
+def target_shares(parts: list[dict[str, torch.Tensor]]) -> list[dict[str, float] | None]:
+    """Per collated part of one batch, each loss term's share of the batch's targets of that term
+    (a part's mean times its share sums to the batch's mean, as ``distributed`` weights a
+    process's rows); [None] for a batch in one part, whose means are the batch's."""
+    if len(parts) == 1:
+        return [None]
+    counts = [target_counts(part, slice(None)) for part in parts]
+    total = {key: sum(c[key] for c in counts) for key in counts[0]}
+    return [{key: float(c[key]) / max(float(total[key]), 1.0) for key in c} for c in counts]
+
+
+def backward_parts(parts: list[dict[str, torch.Tensor]], losses_of, action_weight: float,
+                   backward) -> dict[str, torch.Tensor]:
+    """One batch's backward pass, part by part: ``backward`` of the ``minimised`` losses
+    (``losses_of(part)``) of each collated part, weighted by its ``target_shares``, so the
+    gradients add up to the batch's. Returns the batch's mean losses, detached."""
+    losses = None
+    for batch, share in zip(parts, target_shares(parts)):
+        part = losses_of(batch)
+        if share is not None:
+            part = {key: value * share[key] for key, value in part.items()}
+        backward(minimised(part, action_weight))
+        part = {key: value.detach() for key, value in part.items()}
+        losses = part if losses is None else {key: losses[key] + part[key] for key in part}
+    return losses
 
 
 def _size(parameter: torch.nn.Parameter) -> int:
@@ -203,6 +255,9 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
     domain = get_domain(DatasetId.parse(dataset_id).domain)
     if settings.action_bins and domain.discrete:  # before any data is read
         raise ValueError(f"--action-bins applies to continuous actions; {domain.name}'s are discrete")
+    if parallel and settings.length_split > 1:
+        raise ValueError(f"--length-split runs on one process, found {parallel.processes}: launch one "
+                         "process or leave it off")
     if settings.symmetries and domain.symmetry is None:
         raise ValueError(f"--symmetries needs a domain with symmetric copies (CLEVR); {domain.name} has none")
     episodes, checksum = read_episodes(dataset_id)
@@ -243,36 +298,39 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
                disable=not progress or (parallel is not None and parallel.rank != 0))
     sequences_seen = 0
     symmetry = domain.symmetry if settings.symmetries else None
+
+    def losses_of(batch):
+        with precision.autocast(device):
+            return parallel.losses(wrapped, batch) if parallel else model.losses(batch)
+
+    backward = parallel.backward if parallel else torch.Tensor.backward
     model.train()
     for epoch in range(settings.epochs):
         sequences = factory.epoch(train_eps, phrasings, rng, settings.dynamics_per_episode,
                                   settings.steps_per_episode, symmetry)
         order = rng.permutation(len(sequences))
-        batches = epoch_batches([len(seq) for seq in sequences], order, settings.batch_size,
-                                settings.short_apart, rng)
+        lengths = [len(seq) for seq in sequences]
+        batches = epoch_batches(lengths, order, settings.batch_size, settings.short_apart, rng,
+                                settings.length_pool)
         # Epoch means accumulate on the device (float64, as Python floats would): no host
         # synchronisation per step; the losses are read once an epoch.
         sums = {key: torch.zeros((), dtype=torch.float64, device=device)
                 for key in ("state", "action", "text")}
         for indices in batches:
-            batch = collate([sequences[i] for i in indices],
-                            tokenizer.pad_token_id, config.max_positions,
-                            rng if model.jitter_positions else None, device)
-            with precision.autocast(device):
-                losses = parallel.losses(wrapped, batch) if parallel else model.losses(batch)
-            loss = minimised(losses, settings.action_weight)
+            parts = [collate([sequences[i] for i in part], tokenizer.pad_token_id, config.max_positions,
+                             rng if model.jitter_positions else None, device)
+                     for part in length_parts(indices, lengths, settings.length_split)]
             optimiser.zero_grad(set_to_none=True)
+            losses = backward_parts(parts, losses_of, settings.action_weight, backward)
+            sequences_seen += len(indices)
             if parallel:
-                parallel.backward(loss)
                 parallel.clip_grad_norm_(parameters, 1.0)
             else:
-                loss.backward()
                 torch.nn.utils.clip_grad_norm_(parameters, 1.0)
             optimiser.step()
             schedule.step()
             for key, value in losses.items():
-                sums[key] += value.detach().double() / per_epoch
-            sequences_seen += len(batch["ids"])
+                sums[key] += value.double() / per_epoch
             bar.update(1)
         means = {k: float(parallel.mean(v) if parallel else v) for k, v in sums.items()}
         bar.set_postfix({k: f"{v:.3f}" for k, v in means.items()}, refresh=False)
