@@ -380,12 +380,12 @@ def ground(
                                             help="Batch the short (dynamics, one-step) sequences apart from "
                                             "the long ones: many of them then cost little (default: the "
                                             "domain's builds' choice, on for Meta-World)."),
-    length_pool: int | None = typer.Option(None, show_default=False,
+    length_pool: int | None = typer.Option(None, min=0, show_default=False,
                                            help="Cut the epoch's shuffled sequences into pools of this many "
                                            "batches and sort each pool by length before batching, so "
                                            "batches pad little (supersedes --short-apart; default: the "
                                            "domain's builds' choice, 0: off)."),
-    length_split: int | None = typer.Option(None, show_default=False,
+    length_split: int | None = typer.Option(None, min=0, show_default=False,
                                             help="Run each batch as this many parts of like lengths, each "
                                             "padded to its own longest: the same mean losses for less "
                                             "padding (one process; default: the domain's builds' choice, "
