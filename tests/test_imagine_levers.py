@@ -348,4 +348,5 @@ def test_ground_command_passes_its_levers_on(monkeypatch, args, lever, expected)
     monkeypatch.setattr(checkpoints, "ensure_checkpoint", stop)
     result = CliRunner().invoke(app, ["ground", *args])
     assert result.exit_code == 0, result.output
-    assert getattr(seen["settings"], lever) == expected
+    value = getattr(seen["settings"], lever)
+    assert value == expected and type(value) is type(expected)  # True, not 1

@@ -40,6 +40,12 @@ def target_counts(batch: dict[str, torch.Tensor], rows: torch.Tensor | slice) ->
             "text": (batch["labels"][rows] != IGNORE).sum()}
 
 
+def target_share(part: dict[str, torch.Tensor], whole: dict[str, torch.Tensor]) -> dict[str, float]:
+    """Per loss term, the share of ``whole``'s targets (``target_counts``) that ``part`` holds: a
+    part's mean loss times its share is its contribution to the whole's mean."""
+    return {key: float(part[key]) / max(float(whole[key]), 1.0) for key in part}
+
+
 @dataclass
 class DataParallel:
     accelerator: Any  # accelerate.Accelerator
@@ -83,9 +89,8 @@ class DataParallel:
             rows = torch.arange(1)  # counted as none of its targets: weight 0
         total = target_counts(batch, slice(None))
         own = {key: value[rows.to(value.device)] for key, value in batch.items()}
-        losses = model(own)
-        return {key: loss * (float(mine[key]) / max(float(total[key]), 1.0) * self.processes)
-                for key, loss in losses.items()}
+        losses, share = model(own), target_share(mine, total)
+        return {key: loss * (share[key] * self.processes) for key, loss in losses.items()}
 
     def backward(self, loss: torch.Tensor) -> None:
         self.accelerator.backward(loss)

@@ -19,7 +19,7 @@ from .checkpoint import checkpoint_hash, save_checkpoint
 from .config import SCRATCH, GroundingConfig
 from .data import SequenceFactory, collate, read_episodes, split, training_phrasings
 from .determinism import pinned
-from .distributed import data_parallel, target_counts
+from .distributed import data_parallel, target_counts, target_share
 from .model import GroundedLM
 from .numerics import on_device as numerics_on
 from .precision import resolve as resolve_precision
@@ -141,14 +141,14 @@ def length_parts(indices: list[int], lengths: list[int], parts: int) -> list[lis
 
 
 def target_shares(parts: list[dict[str, torch.Tensor]]) -> list[dict[str, float] | None]:
-    """Per collated part of one batch, each loss term's share of the batch's targets of that term
-    (a part's mean times its share sums to the batch's mean, as ``distributed`` weights a
-    process's rows); [None] for a batch in one part, whose means are the batch's."""
+    """Per collated part of one batch, each loss term's ``target_share`` of the batch's targets
+    (as ``distributed`` weights a process's rows); [None] for a batch in one part, whose means
+    are the batch's."""
     if len(parts) == 1:
         return [None]
     counts = [target_counts(part, slice(None)) for part in parts]
     total = {key: sum(c[key] for c in counts) for key in counts[0]}
-    return [{key: float(c[key]) / max(float(total[key]), 1.0) for key in c} for c in counts]
+    return [target_share(c, total) for c in counts]
 
 
 def backward_parts(parts: list[dict[str, torch.Tensor]], losses_of, action_weight: float,
