@@ -365,8 +365,12 @@ def ground(
     dataset_id: str = typer.Argument("imaginebench/clevr-train-real-v0", help="Real dataset to ground on."),
     backbone: str = typer.Option("scratch", help="'scratch' or a local Hugging Face model directory."),
     lora: int = typer.Option(0, help="LoRA rank on a --backbone model (0: fine-tune every weight)."),
-    epochs: int = typer.Option(20, help="Training epochs (a build grounds for its recipe's: 20 at demo "
-                               "scale; at paper scale 10 for CLEVR, 5 elsewhere)."),
+    scale: str = typer.Option("demo", help="Whose checkpoint the defaults ground: the builds' at this "
+                              "scale, demo or paper (their epochs and levers; ground on the training set "
+                              "built at that scale)."),
+    epochs: int | None = typer.Option(None, min=1, show_default=False,
+                                      help="Training epochs (default: the builds' at --scale: 20 at demo; at "
+                                      "paper 10 for CLEVR, 5 elsewhere)."),
     precision: str = typer.Option("auto", help="auto, fp32, bf16-mixed or bf16 (LoRA only)."),
     batch_size: int = typer.Option(32, help="Training sequences per optimiser step (over all processes)."),
     lr: float | None = typer.Option(None, help="Peak learning rate (default: 1e-3 scratch, 2e-4 LoRA, 5e-5 "
@@ -426,16 +430,23 @@ def ground(
     from .imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
     from .imagine.distributed import is_main_process
     from .imagine.train import TrainSettings
-    from .pipeline.recipe import load_recipes
+    from .pipeline.recipe import SCALES, TRAIN_EPOCHS, load_recipes
 
     trained_on = DatasetId.parse(dataset_id)
-    _choose_numerics(numerics, [r for r in load_recipes().values() if r.train_from == trained_on])
-    settings = TrainSettings.for_domain(
-        get_domain(trained_on.domain), epochs=epochs, precision=precision, batch_size=batch_size, lr=lr,
-        seed=seed, dynamics_per_episode=dynamics_per_episode, short_apart=short_apart,
-        length_pool=length_pool, length_split=length_split, hide_history=hide_history,
-        hide_unseen=hide_unseen, action_bins=action_bins, action_weight=action_weight,
-        steps_per_episode=steps_per_episode, holdout_per_task=holdout_per_task, symmetries=symmetries)
+    if scale not in SCALES:
+        raise typer.BadParameter(f"expected one of {SCALES}, got {scale!r}", param_hint="'--scale'")
+    builds = [r for r in load_recipes().values() if r.train_from == trained_on]
+    _choose_numerics(numerics, builds)
+    given = {"epochs": epochs, "precision": precision, "batch_size": batch_size, "lr": lr, "seed": seed,
+             "dynamics_per_episode": dynamics_per_episode, "short_apart": short_apart,
+             "length_pool": length_pool, "length_split": length_split, "hide_history": hide_history,
+             "hide_unseen": hide_unseen, "action_bins": action_bins, "action_weight": action_weight,
+             "steps_per_episode": steps_per_episode, "holdout_per_task": holdout_per_task,
+             "symmetries": symmetries}
+    builds_choice = ({"epochs": builds[0].train_epochs[scale], **builds[0].train_levers[scale]} if builds
+                     else {"epochs": TRAIN_EPOCHS[scale]})
+    settings = TrainSettings.for_domain(get_domain(trained_on.domain), **{
+        **builds_choice, **{name: value for name, value in given.items() if value is not None}})
     path = ensure_checkpoint(dataset_id, backbone=backbone, lora=lora, settings=settings)
     if not is_main_process():  # under `accelerate launch`: the main process reports
         return

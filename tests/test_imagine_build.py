@@ -119,13 +119,13 @@ class _Grounded(Exception):
     """Stops a build where grounding would start."""
 
 
-def test_grounding_epochs_follow_the_scale_unless_given(minari_root, models, recipes, tmp_path, monkeypatch):
+def test_grounding_epochs_and_levers_follow_the_scale(minari_root, models, recipes, tmp_path, monkeypatch):
     recipes[EASY] = replace(recipes[EASY], train_epochs={"demo": 1, "paper": 2})
     build(TRAIN, episodes=20, workers=1, cards_dir=tmp_path / "cards", recipes=recipes, progress=False)
     epochs = []
 
     def record(*args, settings, **kwargs):
-        epochs.append(settings.epochs)
+        epochs.append((settings.epochs, settings.symmetries, settings.length_split))
         raise _Grounded
 
     monkeypatch.setattr(store, "train_grounding", record)
@@ -133,7 +133,8 @@ def test_grounding_epochs_follow_the_scale_unless_given(minari_root, models, rec
         with pytest.raises(_Grounded):
             build(EASY, scale, episodes=4, workers=1, epochs=given, cards_dir=tmp_path / "cards",
                   recipes=recipes, progress=False)
-    assert epochs == [1, 2, 7]
+    # CLEVR's demo builds ground on symmetric copies in batches of 2 parts; its paper builds do not
+    assert epochs == [(1, True, 2), (2, False, 0), (7, False, 0)]
     assert not (minari_root / "imaginebench" / "clevr-easy-imaginary-v0").exists()
     # the shipped recipes: 20 epochs at demo scale; at paper scale KALM's 10 for CLEVR, 5 elsewhere
     shipped = load_recipes()
@@ -141,6 +142,11 @@ def test_grounding_epochs_follow_the_scale_unless_given(minari_root, models, rec
     assert shipped["imaginebench/babyai-easy-verified-v0"].train_epochs == {"demo": 20, "paper": 5}
     with pytest.raises(ValueError, match="train_epochs must give every scale"):
         replace(shipped[EASY], train_epochs={"demo": 20})
+    for twin in (EASY, "imaginebench/clevr-hard-verified-v0"):
+        assert shipped[twin].train_levers == {"demo": {"symmetries": True, "length_split": 2}, "paper": {}}
+    assert shipped["imaginebench/babyai-easy-verified-v0"].train_levers == {"demo": {}, "paper": {}}
+    with pytest.raises(ValueError, match=r"train_levers are per scale .* got scale\(s\) \['large'\]"):
+        replace(shipped[EASY], train_levers={"large": {"symmetries": True}})
 
 
 def test_real_datasets_are_built_before_imaginary_ones(recipes):

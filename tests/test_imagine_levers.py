@@ -328,9 +328,16 @@ METAWORLD, CLEVR_TRAIN = "imaginebench/metaworld-train-real-v0", "imaginebench/c
     ([METAWORLD], "holdout_per_task", True),
     ([METAWORLD, "--no-holdout-per-task"], "holdout_per_task", False),
     ([METAWORLD], "short_apart", True), ([CLEVR_TRAIN], "short_apart", False),
-    ([CLEVR_TRAIN], "symmetries", False), ([CLEVR_TRAIN, "--symmetries"], "symmetries", True),
+    # CLEVR's demo builds ground on symmetric copies, each batch in 2 parts; its paper builds do not
+    ([CLEVR_TRAIN], "symmetries", True), ([CLEVR_TRAIN, "--no-symmetries"], "symmetries", False),
+    ([CLEVR_TRAIN, "--scale", "paper"], "symmetries", False),
+    ([CLEVR_TRAIN, "--scale", "paper", "--symmetries"], "symmetries", True),
+    ([CLEVR_TRAIN], "length_split", 2), ([CLEVR_TRAIN, "--length-split", "0"], "length_split", 0),
+    ([CLEVR_TRAIN, "--scale", "paper"], "length_split", 0),
+    ([CLEVR_TRAIN], "epochs", 20), ([CLEVR_TRAIN, "--scale", "paper"], "epochs", 10),
+    ([CLEVR_TRAIN, "--scale", "paper", "--epochs", "3"], "epochs", 3),
+    ([METAWORLD, "--scale", "paper"], "epochs", 5), ([METAWORLD, "--scale", "paper"], "short_apart", True),
     ([CLEVR_TRAIN], "length_pool", 0), ([CLEVR_TRAIN, "--length-pool", "8"], "length_pool", 8),
-    ([CLEVR_TRAIN], "length_split", 0), ([CLEVR_TRAIN, "--length-split", "2"], "length_split", 2),
     ([CLEVR_TRAIN], "seed", 0), ([CLEVR_TRAIN, "--seed", "3"], "seed", 3),
 ])
 def test_ground_command_passes_its_levers_on(monkeypatch, args, lever, expected):

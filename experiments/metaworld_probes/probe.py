@@ -4,36 +4,25 @@ decoded states)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import sys
+from pathlib import Path
 
 import numpy as np
 
 from imaginebench_data.domains import get_domain
 from imaginebench_data.imagine.generate import Prompt
 from imaginebench_data.imagine.prompting import imagine_segments
-from imaginebench_data.pipeline.recipe import load_recipes
-from imaginebench_data.pipeline.rollout import episode_start
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from grounding_seeds import LevelPrompt, by_task  # noqa: E402
+from grounding_seeds import level_prompts as domain_prompts  # noqa: E402
 
 DOMAIN = "metaworld"
 
 
-@dataclass(frozen=True)
-class LevelPrompt:
-    """One demo prompt, in plain values (it pickles without a simulator)."""
-
-    task: str
-    instruction: str
-    state: np.ndarray
-
-
 def level_prompts(level: str) -> list[LevelPrompt]:
-    """The prompts of ``level``'s demo imaginary card: its recipe's seed and demo episode count,
-    each start a real reset of the simulator."""
-    domain = get_domain(DOMAIN)
-    sim = domain.simulator()
-    recipe = load_recipes()[f"imaginebench/{DOMAIN}-{level}-imaginary-v0"]
-    starts = [episode_start(domain, level, i, recipe.seed, sim) for i in range(recipe.episodes["demo"])]
-    return [LevelPrompt(s.task.id, s.instruction, s.state) for s in starts]
+    """The prompts of ``level``'s demo imaginary card (``grounding_seeds.level_prompts``)."""
+    return domain_prompts(DOMAIN, level)
 
 
 def imagine_level(model, level: str, prompts: list[LevelPrompt], sentences, every: int | None = None):
@@ -44,10 +33,7 @@ def imagine_level(model, level: str, prompts: list[LevelPrompt], sentences, ever
     batch = [Prompt(tasks[p.task], p.instruction, p.state) for p in prompts]
     rollouts = list(imagine_segments(model, batch, sentences, steps=every, batch_size=64,
                                      decode=domain.decode_state))
-    by_task: dict[str, list[bool]] = {}
-    for prompt, rollout in zip(prompts, rollouts):
-        by_task.setdefault(prompt.task, []).append(bool(rollout.success))
-    return rollouts, by_task
+    return rollouts, by_task(prompts, rollouts)
 
 
 def summary(level: str, by_task: dict[str, list[bool]]) -> str:

@@ -64,7 +64,8 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
     the card files in ``cards_dir`` (default: ``default_cards_dir``). Imaginary recipes
     use a model grounded on ``backbone`` (the scratch GPT-2, or a local model directory,
     with LoRA of rank ``lora`` if > 0), trained on first use in ``precision`` (see
-    ``imagine/precision.py``) for ``epochs`` (default: the recipe's ``train_epochs[scale]``),
+    ``imagine/precision.py``) for ``epochs`` (default: the recipe's ``train_epochs[scale]``) with
+    the recipe's ``train_levers[scale]``,
     generating ``batch_size`` rollouts at a time, in the recipe's
     ``numerics`` unless ``numerics`` is given (see ``imagine/numerics.py``; portable numerics
     must have been chosen before torch's first operation in this process, and for real data
@@ -92,6 +93,7 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
             generate = imagined_episodes if recipe.generator == "imagine" else verified_episodes
             rollouts, generator = generate(recipe, count, backbone=backbone, lora=lora,
                                            epochs=epochs or recipe.train_epochs[scale], precision=precision,
+                                           levers=recipe.train_levers[scale],
                                            batch_size=batch_size, progress=progress, executor=runner)
         else:
             rollouts = expert_episodes(recipe, count, runner)

@@ -55,14 +55,17 @@ def chunk_size(count: int, workers: int) -> int:
 
 
 def grounded_model(recipe: Recipe, *, backbone: str, lora: int, epochs: int, precision: str,
-                   progress: bool, executor: Executor, batch_size: int) -> tuple[Any, dict[str, Any]]:
+                   progress: bool, executor: Executor, batch_size: int,
+                   levers: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
     """The checkpoint path of the model the recipe imagines with (trained for ``epochs`` in
-    ``precision`` if no checkpoint for this configuration exists yet) and the card's provenance
-    for it."""
+    ``precision``, with the domain's grounding levers and ``levers`` (a scale's
+    ``Recipe.train_levers``), if no checkpoint for this configuration exists yet) and the
+    card's provenance for it."""
     from ..imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
     from ..imagine.train import TrainSettings
 
-    settings = TrainSettings.for_domain(get_domain(recipe.domain), epochs=epochs, precision=precision)
+    settings = TrainSettings.for_domain(get_domain(recipe.domain), **{**(levers or {}), "epochs": epochs,
+                                                                       "precision": precision})
     path = ensure_checkpoint(str(recipe.train_from), backbone=backbone, lora=lora, settings=settings,
                              progress=progress)
     provenance = checkpoint_provenance(path)
@@ -119,7 +122,8 @@ def model_loader(path) -> Any:
 
 def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, epochs: int,
                       batch_size: int = 64, precision: str = "auto", progress: bool = True,
-                      executor: Executor | None = None) -> tuple[Iterator[Episode], dict[str, Any]]:
+                      executor: Executor | None = None,
+                      levers: dict[str, Any] | None = None) -> tuple[Iterator[Episode], dict[str, Any]]:
     """The grounded model's rollouts for episodes 0..count-1 of the recipe, ``batch_size``
     rollouts generated together, and its provenance.
 
@@ -131,7 +135,7 @@ def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, e
     executor = executor or LocalPool(1)
     path, provenance = grounded_model(recipe, backbone=backbone, lora=lora, epochs=epochs,
                                       precision=precision, progress=progress, executor=executor,
-                                      batch_size=batch_size)
+                                      batch_size=batch_size, levers=levers)
 
     def episodes() -> Iterator[Episode]:
         domain = get_domain(recipe.domain)

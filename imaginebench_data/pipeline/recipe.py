@@ -4,6 +4,7 @@ built-in domains in ``builders/<domain>.py``, installed as ``imaginebench_data.b
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..datasets.ids import DatasetId
 from ..imagine.numerics import MODES as NUMERICS
@@ -23,7 +24,9 @@ class Recipe:
 
     ``generator="expert"`` rolls out the domain's expert; ``"imagine"`` rolls out a model
     grounded on the real dataset ``train_from`` (trained for ``train_epochs[scale]`` epochs the
-    first time it is needed; one number means every scale); ``"verify"`` keeps only the model's
+    first time it is needed; one number means every scale; ``train_levers[scale]``: the
+    ``imagine.train.TrainSettings`` levers switched on at that scale on top of the domain's
+    ``grounding_levers``, none where a scale is not named); ``"verify"`` keeps only the model's
     rollouts that pass every checker, imagining an episode again, from a new start, at most
     ``attempts`` times in all; the model is grounded and imagines in ``numerics`` (see
     ``imagine/numerics.py``: ``portable`` gives the same bits on every x86 CPU, ``native`` only
@@ -41,6 +44,7 @@ class Recipe:
     notes: dict[str, str] = field(default_factory=dict)
     train_from: DatasetId | None = None
     train_epochs: dict[str, int] = field(default_factory=lambda: dict(TRAIN_EPOCHS))
+    train_levers: dict[str, dict[str, Any]] = field(default_factory=dict)
     attempts: int = 4
     numerics: str = "portable"
 
@@ -59,6 +63,11 @@ class Recipe:
         if set(self.train_epochs) != set(SCALES) or min(self.train_epochs.values()) < 1:
             raise ValueError(f"recipe {self.dataset_id}: train_epochs must give every scale {SCALES} at "
                              f"least 1 epoch, got {self.train_epochs!r}")
+        unknown = set(self.train_levers) - set(SCALES)
+        if unknown:
+            raise ValueError(f"recipe {self.dataset_id}: train_levers are per scale {SCALES}, got scale(s) "
+                             f"{sorted(unknown)}")
+        object.__setattr__(self, "train_levers", {s: dict(self.train_levers.get(s, {})) for s in SCALES})
         if self.numerics not in NUMERICS:
             raise ValueError(f"recipe {self.dataset_id}: numerics must be one of {NUMERICS}, "
                              f"got {self.numerics!r}")
@@ -118,12 +127,15 @@ def verified_twin(oracle: Recipe) -> Recipe:
                    f"(at most {imagined.attempts} attempts per episode).")
 
 
-def model_twins(oracle: Recipe, train_epochs: dict[str, int] | None = None) -> list[Recipe]:
+def model_twins(oracle: Recipe, train_epochs: dict[str, int] | None = None,
+                train_levers: dict[str, dict[str, Any]] | None = None) -> list[Recipe]:
     """The imagined and the verified recipe of an oracle (in its numerics, portable by default;
     ``replace(twin, numerics="native")`` for the CPU's own kernels), grounding for
-    ``train_epochs`` (per scale; default ``TRAIN_EPOCHS``)."""
-    twins = [imagined_twin(oracle), verified_twin(oracle)]
-    return [replace(twin, train_epochs=train_epochs) for twin in twins] if train_epochs else twins
+    ``train_epochs`` (per scale; default ``TRAIN_EPOCHS``) with ``train_levers`` (per scale;
+    default none beyond the domain's)."""
+    changes = {"train_epochs": train_epochs, "train_levers": train_levers}
+    changes = {name: value for name, value in changes.items() if value}
+    return [replace(twin, **changes) for twin in (imagined_twin(oracle), verified_twin(oracle))]
 
 
 def level_recipes(domain: str, label: str, levels: dict[str, tuple[int, int, int, int]],

@@ -49,14 +49,15 @@ def failed_criteria(episode: Episode) -> list[str]:
 
 def verified_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, epochs: int,
                       batch_size: int = 64, precision: str = "auto", progress: bool = True,
-                      executor: Executor | None = None) -> tuple[Iterator[Episode], dict[str, Any]]:
+                      executor: Executor | None = None,
+                      levers: dict[str, Any] | None = None) -> tuple[Iterator[Episode], dict[str, Any]]:
     """The accepted episodes in episode order, and the provenance (filled in as they are made).
     The model is grounded for ``epochs``; the checkers of each round run on ``executor``
     (default: in this process)."""
     executor = executor or LocalPool(1)
     path, provenance = grounded_model(recipe, backbone=backbone, lora=lora, epochs=epochs,
                                       precision=precision, progress=progress, executor=executor,
-                                      batch_size=batch_size)
+                                      batch_size=batch_size, levers=levers)
     rejected: Counter[str] = Counter()
     verification = provenance["verification"] = {
         "criteria": list(CRITERIA), "attempts_per_episode": recipe.attempts, "requested": count,
