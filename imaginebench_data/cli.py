@@ -358,7 +358,8 @@ def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to g
 
 @app.command(epilog=_examples("imaginebench ground",
                                "imaginebench ground imaginebench/babyai-train-real-v0 --epochs 40",
-                               "imaginebench ground --length-split 2 --seed 1",
+                               "imaginebench ground --seed 1",
+                               "imaginebench ground --scale paper",
                                "imaginebench ground imaginebench/halfcheetah-train-real-v0 "
                                "--dynamics-per-episode 64 --short-apart --hide-history"))
 def ground(

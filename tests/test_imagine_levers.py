@@ -357,3 +357,14 @@ def test_ground_command_passes_its_levers_on(monkeypatch, args, lever, expected)
     assert result.exit_code == 0, result.output
     value = getattr(seen["settings"], lever)
     assert value == expected and type(value) is type(expected)  # True, not 1
+
+
+def test_ground_command_refuses_an_unknown_scale_in_one_line():
+    from typer.testing import CliRunner
+
+    from imaginebench_data.cli import app
+
+    result = CliRunner().invoke(app, ["ground", CLEVR_TRAIN, "--scale", "huge"])
+    assert result.exit_code == 2
+    assert "expected one of ('demo', 'paper'), got 'huge'" in " ".join(result.output.split())
+    assert "Traceback" not in result.output
