@@ -425,11 +425,12 @@ def ground(
     """Ground a language model on a real dataset (or reuse the checkpoint); print its evidence.
 
     Under `accelerate launch --num_processes N` it trains data parallel on N processes (GPUs, or
-    CPUs with --cpu), each on its share of every batch of --batch-size."""
+    CPUs with --cpu), each on its share of every batch of --batch-size (the builds' --length-split,
+    a one-process lever of the same gradient, is left off there)."""
     from .datasets.ids import DatasetId
     from .domains import get_domain
     from .imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
-    from .imagine.distributed import is_main_process
+    from .imagine.distributed import is_main_process, launched_processes
     from .imagine.train import TrainSettings
     from .pipeline.recipe import SCALES, TRAIN_EPOCHS, load_recipes
 
@@ -446,6 +447,8 @@ def ground(
              "symmetries": symmetries}
     builds_choice = ({"epochs": builds[0].train_epochs[scale], **builds[0].train_levers[scale]} if builds
                      else {"epochs": TRAIN_EPOCHS[scale]})
+    if launched_processes() > 1:  # a batch in parts is a one-process lever (the same gradient): off here
+        builds_choice.pop("length_split", None)
     settings = TrainSettings.for_domain(get_domain(trained_on.domain), **{
         **builds_choice, **{name: value for name, value in given.items() if value is not None}})
     path = ensure_checkpoint(dataset_id, backbone=backbone, lora=lora, settings=settings)
