@@ -67,6 +67,8 @@ def test_opt_in_levers_leave_the_checkpoint_key_of_before():
     assert set(TrainSettings(action_weight=1.0).key()) == before
     assert set(TrainSettings(length_pool=8).key()) == before | {"length_pool"}
     assert TrainSettings(action_weight=10.0).key()["action_weight"] == 10.0
+    # a batch run in parts trains what the whole batch trains: the same folder, found by either
+    assert TrainSettings(length_split=2).key() == TrainSettings().key()
 
 
 def test_action_weight_scales_the_action_loss_gradient_alone():

@@ -91,9 +91,12 @@ class TrainSettings:
     def key(self) -> dict:
         """The settings that name a checkpoint (``checkpoints.checkpoint_dir``): every field, but
         the opt-in levers only when on, so checkpoints grounded before they existed keep their
-        folder names."""
+        folder names, and not ``length_split``: how a batch is run, not what it trains (the same
+        gradient up to the order of floating-point sums, like the number of processes, which
+        the key does not count either; ``training.json`` records both)."""
         fields = asdict(self)
-        return {k: v for k, v in fields.items() if k not in OPT_IN or v != OPT_IN[k]}
+        return {k: v for k, v in fields.items()
+                if k != "length_split" and (k not in OPT_IN or v != OPT_IN[k])}
 
 
 OPT_IN = {"hide_history": False, "hide_unseen": False, "short_apart": False, "length_pool": 0,
