@@ -175,13 +175,15 @@ def prepare(domain_name: str, folder: Path) -> None:
     (folder / "prompts.pkl").write_bytes(pickle.dumps(plain, protocol=5))  # no class of this script
     domain = get_domain(domain_name)
     tables = {}
-    for arm in ARMS[domain_name]:  # each arm's training phrasings, split as train_grounding splits
-        settings, _ = arm_settings(domain_name, arm)
+    # each training-phrasing set the arms use (arms may share one), split as train_grounding splits
+    phrasing_sets = {variant(settings): settings
+                     for settings, _ in (arm_settings(domain_name, arm) for arm in ARMS[domain_name])}
+    for name, settings in phrasing_sets.items():
         _, training = training_phrasings(domain_name, split(episodes, settings.holdout_per_task)[0],
                                          every_task=settings.symmetries)
         table = SentenceTable("minilm", training).table
-        tables[f"texts-{variant(settings)}"] = np.array(training)
-        tables[f"batch-{variant(settings)}"] = np.stack([table[t] for t in training])
+        tables[f"texts-{name}"] = np.array(training)
+        tables[f"batch-{name}"] = np.stack([table[t] for t in training])
     texts = sorted({p for level in ("train", *LEVELS) for t in domain.tasks(level) for p in t.phrasings}
                    | {p.instruction for level in LEVELS for p in prompts[level]})
     np.savez(folder / "sentences.npz", texts=np.array(texts), alone=encode_each(get_encoder("minilm"), texts),
