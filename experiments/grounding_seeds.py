@@ -58,6 +58,12 @@ ARMS = {
         "copies": {"symmetries": True},
         "copies-40": {"symmetries": True, "epochs": 40},
         "large": {"scratch": {"n_layer": 8, "n_head": 8, "n_embd": 384}},  # 4 x 192 in the builds
+        # the copies and one-step rollouts (Meta-World's lever), short sequences batched apart;
+        # each batch in 2 parts, as the demo builds run it (the same optimisation, faster)
+        "copies-one-step": {"symmetries": True, "steps_per_episode": 8, "short_apart": True,
+                            "length_split": 2},
+        "copies-one-step-24": {"symmetries": True, "steps_per_episode": 24, "short_apart": True,
+                               "length_split": 2},
     },
 }
 CLOSED_LOOP = {"clevr"}  # domains whose simulator can take the model's actions here (numpy only)
@@ -86,15 +92,18 @@ def level_prompts(domain_name: str, level: str) -> list[LevelPrompt]:
     return [LevelPrompt(s.task.id, s.instruction, s.state) for s in starts]
 
 
-def imagine_level(model, domain, level: str, prompts: list[LevelPrompt], sentences, decode=None):
+def imagine_level(model, domain, level: str, prompts: list[LevelPrompt], sentences, decode=None,
+                  every: int | None = None):
     """``model``'s rollouts from ``prompts`` as the generator makes them (prompted afresh every
-    ``domain.prompt_steps``, its sub-goals, its decoding; ``decode`` in its place if given)."""
+    ``domain.prompt_steps``, its sub-goals, its decoding; ``decode`` in its place if given, and
+    prompted afresh every ``every`` steps if given)."""
     from imaginebench_data.imagine.generate import Prompt
     from imaginebench_data.imagine.prompting import imagine_segments
 
     tasks = {task.id: task for task in domain.tasks(level)}
     batch = [Prompt(tasks[p.task], p.instruction, p.state) for p in prompts]
-    return list(imagine_segments(model, batch, sentences, steps=domain.prompt_steps, subgoals=domain.subgoals,
+    steps = domain.prompt_steps if every is None else every
+    return list(imagine_segments(model, batch, sentences, steps=steps, subgoals=domain.subgoals,
                                  batch_size=64, decode=decode or domain.decode_state))
 
 

@@ -10,11 +10,10 @@ from pathlib import Path
 import numpy as np
 
 from imaginebench_data.domains import get_domain
-from imaginebench_data.imagine.generate import Prompt
-from imaginebench_data.imagine.prompting import imagine_segments
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from grounding_seeds import LevelPrompt, by_task  # noqa: E402
+from grounding_seeds import imagine_level as seeds_imagine_level  # noqa: E402
 from grounding_seeds import level_prompts as domain_prompts  # noqa: E402
 
 DOMAIN = "metaworld"
@@ -28,11 +27,7 @@ def level_prompts(level: str) -> list[LevelPrompt]:
 def imagine_level(model, level: str, prompts: list[LevelPrompt], sentences, every: int | None = None):
     """(rollouts, goal consistency per task) of ``model`` from ``prompts``, one prompt per rollout
     as Meta-World's generator does (or afresh every ``every`` steps)."""
-    domain = get_domain(DOMAIN)
-    tasks = {task.id: task for task in domain.tasks(level)}
-    batch = [Prompt(tasks[p.task], p.instruction, p.state) for p in prompts]
-    rollouts = list(imagine_segments(model, batch, sentences, steps=every, batch_size=64,
-                                     decode=domain.decode_state))
+    rollouts = seeds_imagine_level(model, get_domain(DOMAIN), level, prompts, sentences, every=every)
     return rollouts, by_task(prompts, rollouts)
 
 

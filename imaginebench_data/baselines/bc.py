@@ -108,9 +108,9 @@ def train_bc(sampler: Sampler, settings: BCSettings | None = None) -> tuple[Cond
     discrete = sampler.discrete
     if settings.bins and discrete:
         raise ValueError(f"bins applies to continuous actions; {domain.name}'s are discrete")
-    if settings.symmetries and domain.symmetry is None:
-        raise ValueError(f"symmetries needs a domain with symmetric copies (CLEVR); {domain.name} has none")
-    batches = CopiedBatches(sampler, domain.symmetry).sample if settings.symmetries else sampler.sample
+    batches = sampler.sample
+    if settings.symmetries:
+        batches = CopiedBatches(sampler, domain.copies("symmetries")).sample
     bins = ActionBins(space.low, space.high, settings.bins) if settings.bins else None
     n_out = int(space.n) if discrete else int(space.shape[0]) * (settings.bins or 1)
     embed_dim = 0 if sampler.embeddings is None else sampler.embeddings.shape[1]

@@ -148,6 +148,13 @@ class Domain:
         """Whether actions are indices (``Discrete``) rather than vectors (``Box``)."""
         return isinstance(self.action_space, gym.spaces.Discrete)
 
+    def copies(self, lever: str) -> Symmetry:
+        """The domain's ``symmetry``, for ``lever`` (the option that asked for copies); refused
+        in one line where the domain has none."""
+        if self.symmetry is None:
+            raise ValueError(f"{lever} needs a domain with symmetric copies (CLEVR); {self.name} has none")
+        return self.symmetry
+
     def task(self, level: str, task_id: str) -> Task:
         for task in self.tasks(level):
             if task.id == task_id:

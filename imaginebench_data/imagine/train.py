@@ -71,8 +71,8 @@ class TrainSettings:
     holdout_per_task: bool = False
     # each training episode seen every epoch as a symmetric copy drawn from the domain's
     # (``Domain.symmetry``; CLEVR: colours permuted, the table mirrored): measured on CLEVR
-    # (docs/experiments.md, "CLEVR: the model as a policy, and grounding on symmetric copies";
-    # not adopted)
+    # (docs/experiments.md, "CLEVR: symmetric copies over 6 seeds"; on for CLEVR's demo recipes,
+    # ``Recipe.train_levers``)
     symmetries: bool = False
 
     @classmethod
@@ -261,8 +261,7 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
     if parallel and settings.length_split > 1:
         raise ValueError(f"--length-split runs on one process, found {parallel.processes}: launch one "
                          "process or leave it off")
-    if settings.symmetries and domain.symmetry is None:
-        raise ValueError(f"--symmetries needs a domain with symmetric copies (CLEVR); {domain.name} has none")
+    symmetry = domain.copies("--symmetries") if settings.symmetries else None
     episodes, checksum = read_episodes(dataset_id)
     train_eps, held_out = split(episodes, settings.holdout_per_task)
     phrasings, texts = training_phrasings(domain.name, train_eps, every_task=settings.symmetries)
@@ -300,7 +299,6 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
     bar = tqdm(total=total, desc=f"ground {config.backbone_name} on {dataset_id}", unit="batch",
                disable=not progress or (parallel is not None and parallel.rank != 0))
     sequences_seen = 0
-    symmetry = domain.symmetry if settings.symmetries else None
 
     def losses_of(batch):
         with precision.autocast(device):

@@ -9,8 +9,9 @@ swapped and the table mirrored, "green to the right of blue"; "push the red ball
 evenly about each relation's axis), and the random scenes are drawn alike for every ball in a
 box symmetric about x = 0, so a copy's start state is as likely as the original's.
 
-A copy is drawn from the 240 symmetries (5! colour orders, mirrored or not). Its instruction
-is its task's phrasing with the original's template (phrasing index). Relation tasks (train,
+A copy is drawn from the 240 symmetries (5! colour orders, mirrored or not). A copied
+episode's instruction is a phrasing of its new task drawn at random; a copied batch row keeps
+the original's template (phrasing index). Relation tasks (train,
 rephrase) and one-push tasks (easy) are copied; the hard level's tasks map to goals that are
 not tasks, so their data is left as it is. Copies are made in memory, for training only: no
 dataset holds them. Grounding sees them with ``TrainSettings.symmetries``, BC with
