@@ -91,17 +91,19 @@ class TrainSettings:
     def key(self) -> dict:
         """The settings that name a checkpoint (``checkpoints.checkpoint_dir``): every field, but
         the opt-in levers only when on, so checkpoints grounded before they existed keep their
-        folder names, and not ``length_split``: how a batch is run, not what it trains (the same
-        gradient up to the order of floating-point sums, like the number of processes, which
-        the key does not count either; ``training.json`` records both)."""
+        folder names, and none of ``RUN_ONLY``."""
         fields = asdict(self)
         return {k: v for k, v in fields.items()
-                if k != "length_split" and (k not in OPT_IN or v != OPT_IN[k])}
+                if k not in RUN_ONLY and (k not in OPT_IN or v != OPT_IN[k])}
 
 
 OPT_IN = {"hide_history": False, "hide_unseen": False, "short_apart": False, "length_pool": 0,
           "length_split": 0, "action_bins": 0, "action_weight": 1.0, "steps_per_episode": 0,
           "holdout_per_task": False, "symmetries": False}
+# Fields that say how a batch is run, not what it trains: the same gradient up to the order of
+# floating-point sums, like the number of processes, which the key does not count either
+# (``training.json`` records them all).
+RUN_ONLY = frozenset({"length_split"})
 SHORT = 40  # positions: every dynamics-task sequence, and rollouts of a few steps only
 
 
