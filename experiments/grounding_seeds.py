@@ -58,6 +58,7 @@ ARMS = {
         "copies": {"symmetries": True},
         "copies-40": {"symmetries": True, "epochs": 40},
         "copies-lr2": {"symmetries": True, "lr": 2e-3, "length_split": 2},  # twice the scratch rate
+        "copies-lr05": {"symmetries": True, "lr": 5e-4, "length_split": 2},  # half of it
         "large": {"scratch": {"n_layer": 8, "n_head": 8, "n_embd": 384}},  # 4 x 192 in the builds
         # the copies and one-step rollouts (Meta-World's lever), short sequences batched apart;
         # each batch in 2 parts, as the demo builds run it (the same optimisation, faster)
