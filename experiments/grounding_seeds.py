@@ -57,6 +57,7 @@ ARMS = {
         "committed": {},
         "copies": {"symmetries": True},
         "copies-40": {"symmetries": True, "epochs": 40},
+        "copies-parts": {"symmetries": True, "length_split": 2},  # the demo builds' setting
         "copies-lr2": {"symmetries": True, "lr": 2e-3, "length_split": 2},  # twice the scratch rate
         "copies-lr05": {"symmetries": True, "lr": 5e-4, "length_split": 2},  # half of it
         "large": {"scratch": {"n_layer": 8, "n_head": 8, "n_embd": 384}},  # 4 x 192 in the builds
