@@ -357,7 +357,7 @@ def main() -> None:
     runner.add_argument("--processes", type=int, default=9)
     runner.add_argument("--threads", type=int, default=1,
                         help="torch threads per process (on a 2-core CPU: one process of 2 threads "
-                             "ran about 2.5 times as many batches a second as two of 1 thread)")
+                             "ran 2.4 to 3 times as many batches a second as two of 1 thread)")
     runner.add_argument("--keep", action="store_true", help="keep the checkpoints under OUT")
     runner.add_argument("--smoke", action="store_true", help="1 epoch on 20 episodes, 8 prompts a level")
     args = parser.parse_args()
