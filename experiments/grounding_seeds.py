@@ -45,6 +45,8 @@ from pathlib import Path
 import numpy as np
 
 LEVELS = ("rephrase", "easy", "hard")
+# CLEVR's demo builds' setting: symmetric copies, each batch in 2 parts (the same optimisation, faster)
+CLEVR_BUILDS = {"symmetries": True, "length_split": 2}
 ARMS = {
     "metaworld": {
         "before": {"short_apart": False, "steps_per_episode": 0},
@@ -57,16 +59,13 @@ ARMS = {
         "committed": {},
         "copies": {"symmetries": True},
         "copies-40": {"symmetries": True, "epochs": 40},
-        "copies-parts": {"symmetries": True, "length_split": 2},  # the demo builds' setting
-        "copies-lr2": {"symmetries": True, "lr": 2e-3, "length_split": 2},  # twice the scratch rate
-        "copies-lr05": {"symmetries": True, "lr": 5e-4, "length_split": 2},  # half of it
+        "copies-parts": CLEVR_BUILDS,
+        "copies-lr2": {**CLEVR_BUILDS, "lr": 2e-3},  # twice the scratch rate
+        "copies-lr05": {**CLEVR_BUILDS, "lr": 5e-4},  # half of it
         "large": {"scratch": {"n_layer": 8, "n_head": 8, "n_embd": 384}},  # 4 x 192 in the builds
-        # the copies and one-step rollouts (Meta-World's lever), short sequences batched apart;
-        # each batch in 2 parts, as the demo builds run it (the same optimisation, faster)
-        "copies-one-step": {"symmetries": True, "steps_per_episode": 8, "short_apart": True,
-                            "length_split": 2},
-        "copies-one-step-24": {"symmetries": True, "steps_per_episode": 24, "short_apart": True,
-                               "length_split": 2},
+        # one-step rollouts (Meta-World's lever) on top, short sequences batched apart
+        "copies-one-step": {**CLEVR_BUILDS, "steps_per_episode": 8, "short_apart": True},
+        "copies-one-step-24": {**CLEVR_BUILDS, "steps_per_episode": 24, "short_apart": True},
     },
 }
 CLOSED_LOOP = {"clevr"}  # domains whose simulator can take the model's actions here (numpy only)
