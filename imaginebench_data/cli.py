@@ -477,7 +477,9 @@ def ground(
                                            "imaginebench evaluate --domain halfcheetah --level train "
                                            "--normalize --no-history --bins 21",
                                            "imaginebench evaluate --domain all --seeds 3",
-                                           "imaginebench evaluate --domain libero --seeds 3 --workers 2"))
+                                           "imaginebench evaluate --domain libero --seeds 3 --workers 2",
+                                           "imaginebench evaluate --domain babyai --level easy --regime real "
+                                           "--regime real+imaginary"))
 def evaluate_regimes(
     domains: list[str] = typer.Option(None, "--domain", help="Domain whose datasets are compared "
                                       "(repeatable; 'all': every domain with a built training set). "
@@ -509,6 +511,8 @@ def evaluate_regimes(
                                    "of its Q-values (seeded), as bc samples its softmax; default: the "
                                    "argmax."),
     levels: list[str] = typer.Option(None, "--level", help="Only this level (repeatable); default all."),
+    regimes: list[str] = typer.Option(None, "--regime", help="Only this data regime: real, "
+                                      "real+imaginary, real+verified or oracle (repeatable); default all."),
     out: Path = typer.Option(Path("results"), help="Folder for the result files."),
     workers: int = typer.Option(1, help="Processes training (and evaluating) the policies side by side, one "
                                 "per (datasets, seed); the same results whatever the number."),
@@ -519,6 +523,7 @@ def evaluate_regimes(
     from .baselines.compare import (
         BUDGETS,
         LEVELS,
+        REGIMES,
         benchmark_table,
         compare,
         markdown_table,
@@ -551,6 +556,7 @@ def evaluate_regimes(
         started = time.perf_counter()
         try:
             results = compare(domain, algo=algo, levels=tuple(levels or LEVELS), seeds=seeds, steps=steps,
+                              regimes=tuple(regimes or REGIMES),
                               options=bc if algo == "bc" else {"config": config, "sample": softmax_q},
                               workers=workers)
         except (ValueError, ImportError) as error:

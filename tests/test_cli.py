@@ -346,7 +346,24 @@ def test_build_says_whether_the_checksum_equals_the_committed_cards(minari_root,
 @pytest.mark.parametrize("args, message", [
     (["--algo", "cql", "--d3rlpy", "learning_rate"], "a d3rlpy setting is KEY=VALUE"),
     (["--d3rlpy", "learning_rate=3e-4"], "--d3rlpy sets d3rlpy's algorithms"),
+    (["--regime", "imaginary"], "unknown regime 'imaginary'; expected one of real, real+imaginary, "
+                                "real+verified, oracle"),
+    (["--level", "medium"], "unknown level 'medium'; expected one of train, rephrase, easy, hard"),
 ])
-def test_a_malformed_d3rlpy_setting_is_one_line_before_any_training(minari_root, args, message):
-    result = CliRunner().invoke(app, ["evaluate", "--domain", "clevr", *args])
+def test_a_malformed_evaluate_option_is_one_line_before_any_training(minari_root, args, message):
+    result = CliRunner().invoke(app, ["evaluate", "--domain", "clevr", *args], env={"COLUMNS": "250"})
     assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+
+
+def test_evaluate_runs_only_the_regimes_asked_for(train_set, tmp_path):
+    import pandas as pd
+
+    from imaginebench_data.pipeline.build import build
+
+    easy, out = "imaginebench/clevr-easy-real-v0", tmp_path / "results"
+    build(easy, episodes=8, workers=1, cards_dir=tmp_path / "cards", progress=False)
+    result = CliRunner().invoke(app, ["evaluate", "--domain", "clevr", "--level", "easy", "--regime",
+                                      "oracle", "--seeds", "1", "--steps", "20", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = pd.read_csv(out / "clevr-bc.csv")
+    assert rows[["level", "regime", "seed"]].values.tolist() == [["easy", "oracle", 0]]

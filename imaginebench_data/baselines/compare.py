@@ -95,7 +95,7 @@ def train_policy(algo: str, datasets: dict[str, float], steps: int, seed: int, e
 def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGIMES, seeds: int = 3,
             steps: int = 5000, encoder: str = "minilm", progress: bool = True,
             options: dict | None = None, workers: int = 1) -> pd.DataFrame:
-    """One row per (level, regime, seed): success rate, evaluation episodes, final loss, whether
+    """One row per (level, regime, seed) asked for: success rate, evaluation episodes, final loss, whether
     the row trained its policy (``trains``; else it shares the policy of an earlier row with the
     same datasets and seed), seconds.
     ``options``: the algorithm's other settings (``BCSettings`` fields for bc, e.g.
@@ -106,6 +106,10 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
     may give other last bits (docs/experiments.md, 2026-11-28)."""
     if algo not in ALGOS:
         raise ValueError(f"unknown algorithm {algo!r}; expected one of {', '.join(ALGOS)}")
+    for kind, asked, known in (("level", levels, LEVELS), ("regime", regimes, REGIMES)):
+        for name in asked:
+            if name not in known:
+                raise ValueError(f"unknown {kind} {name!r}; expected one of {', '.join(known)}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     built = set(local_ids())
