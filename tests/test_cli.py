@@ -349,6 +349,8 @@ def test_build_says_whether_the_checksum_equals_the_committed_cards(minari_root,
     (["--regime", "imaginary"], "unknown regime 'imaginary'; expected one of real, real+imaginary, "
                                 "real+verified, oracle"),
     (["--level", "medium"], "unknown level 'medium'; expected one of train, rephrase, easy, hard"),
+    (["--level", "train", "--regime", "oracle"], "nothing to compare on clevr: no level and regime asked "
+                                                 "for has its datasets built"),
 ])
 def test_a_malformed_evaluate_option_is_one_line_before_any_training(minari_root, args, message):
     result = CliRunner().invoke(app, ["evaluate", "--domain", "clevr", *args], env={"COLUMNS": "250"})

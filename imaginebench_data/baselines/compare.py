@@ -116,6 +116,9 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
     cells = [(level, regime, seed) for level in levels for regime in regimes for seed in range(seeds)
              if not (level == "train" and regime != "real")
              and set(regime_datasets(domain, level, regime)) <= built]
+    if not cells:
+        raise ValueError(f"nothing to compare on {domain}: no level and regime asked for has its datasets "
+                         f"built (the train level has the real regime only)")
     groups: dict[tuple, list[tuple[str, str]]] = {}  # (datasets, seed) -> the (level, regime)s using it
     for level, regime, seed in cells:
         datasets = tuple(regime_datasets(domain, level, regime).items())
