@@ -46,6 +46,7 @@ import pandas as pd
 import torch
 from tqdm.auto import tqdm
 
+from ..core.task import LEVELS
 from ..datasets.read import local_ids
 from ..domains import get_domain
 from ..loader.evaluate import evaluate
@@ -57,7 +58,6 @@ from .offline import ALGORITHMS, OfflineSettings, train_offline
 ALGOS = ("bc", *ALGORITHMS)
 REGIMES = ("real", "real+imaginary", "real+verified", "oracle")
 BUDGETS = {"demo": 5_000, "paper": 500_000}  # gradient steps per run
-LEVELS = ("train", "rephrase", "easy", "hard")
 MIN_EPISODES = 40
 
 
