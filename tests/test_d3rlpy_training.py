@@ -120,6 +120,23 @@ def test_a_named_config_swaps_a_nested_configs_type(clevr_sets):
                       encoder=TextIds())
 
 
+
+def test_observation_scaler_none_feeds_the_states_unscaled(clevr_sets):
+    """By default the states are standardised by the training rows' mean and spread;
+    --d3rlpy observation_scaler=none leaves the algorithm no scaler, so its Q-network reads the
+    adapter's rows as they are."""
+    rows = np.concatenate([e.observations for e in to_d3rlpy(TRAIN, encoder=TextIds()).episodes])
+    default = train_offline("cql", {TRAIN: 1.0}, OfflineSettings(steps=5, batch_size=8),
+                            encoder=TextIds())[0].act.__self__
+    np.testing.assert_allclose(default.config.observation_scaler.mean, rows.mean(0), rtol=1e-5, atol=1e-6)
+    settings = OfflineSettings(steps=5, batch_size=8, config=parse_config(["observation_scaler=none"]))
+    algorithm = train_offline("cql", {TRAIN: 1.0}, settings, encoder=TextIds())[0].act.__self__
+    assert algorithm.config.observation_scaler is None
+    (q_function,) = algorithm.impl.q_function  # d3rlpy's one critic for discrete CQL
+    with torch.no_grad():
+        q = q_function(torch.as_tensor(rows[:16])).q_value
+    np.testing.assert_array_equal(algorithm.predict(rows[:16]), q.argmax(1).numpy())
+
 def test_td3_plus_bc_needs_continuous_actions(clevr_sets):
     with pytest.raises(ValueError, match="td3\\+bc needs continuous actions; clevr has Discrete"):
         train_offline("td3+bc", {TRAIN: 1.0}, OfflineSettings(steps=5), encoder=TextIds())

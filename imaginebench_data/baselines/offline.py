@@ -82,7 +82,8 @@ def make_config(config_class, settings: OfflineSettings, **fixed):
     key sets a field of a nested config: ``encoder_factory.dropout_rate=0.1`` replaces the
     dropout rate of the encoder factory and keeps its other fields. A nested config named by a
     string is d3rlpy's registered one of that name, with its defaults:
-    ``encoder_factory=vector`` (then ``encoder_factory.hidden_units=512,512``)."""
+    ``encoder_factory=vector`` (then ``encoder_factory.hidden_units=512,512``). ``none`` sets a
+    field to None: ``observation_scaler=none`` feeds the states unscaled."""
     flat, nested = {}, {}
     for key, value in settings.config.items():
         head, dot, sub = key.partition(".")
@@ -91,8 +92,8 @@ def make_config(config_class, settings: OfflineSettings, **fixed):
         else:
             flat[key] = value
     _check_fields(config_class, {*flat, *nested})
-    flat = {key: _named_config(config_class, key, value) if isinstance(value, str) else value
-            for key, value in flat.items()}
+    flat = {key: None if value == "none" else _named_config(config_class, key, value)
+            if isinstance(value, str) else value for key, value in flat.items()}
     values = {"batch_size": settings.batch_size, **fixed, **DEFAULTS.get(config_class.__name__, {}), **flat}
     for head, changes in nested.items():
         base = values[head] if head in values else getattr(config_class(), head)
