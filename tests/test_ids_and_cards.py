@@ -83,3 +83,18 @@ def test_unreadable_cards_say_what_was_expected_and_found(data, message):
     with pytest.raises(CardError, match="card.json") as error:
         Card.from_json(data, where="card.json")
     assert message in str(error.value)
+
+
+def test_every_committed_figure_belongs_to_a_committed_card():
+    """A card's figures (``ID.png``, ``ID-episode.png``, ``ID-vs-oracle.png``) leave with it:
+    no committed picture describes a dataset whose card is gone."""
+    from pathlib import Path
+
+    cards = Path(__file__).resolve().parents[1] / "cards"
+    figures = sorted(cards.rglob("*.png"))
+    assert figures
+    suffixes = ("-episode", "-vs-oracle")
+    orphans = [str(path.relative_to(cards)) for path in figures
+               if not path.with_name(next((path.stem[:-len(s)] for s in suffixes if path.stem.endswith(s)),
+                                          path.stem) + ".json").exists()]
+    assert orphans == []
