@@ -120,7 +120,6 @@ def test_a_named_config_swaps_a_nested_configs_type(clevr_sets):
                       encoder=TextIds())
 
 
-
 def test_observation_scaler_none_feeds_the_states_unscaled(clevr_sets):
     """By default the states are standardised by the training rows' mean and spread;
     --d3rlpy observation_scaler=none leaves the algorithm no scaler, so its Q-network reads the
@@ -136,6 +135,7 @@ def test_observation_scaler_none_feeds_the_states_unscaled(clevr_sets):
     with torch.no_grad():
         q = q_function(torch.as_tensor(rows[:16])).q_value
     np.testing.assert_array_equal(algorithm.predict(rows[:16]), q.argmax(1).numpy())
+
 
 def test_td3_plus_bc_needs_continuous_actions(clevr_sets):
     with pytest.raises(ValueError, match="td3\\+bc needs continuous actions; clevr has Discrete"):

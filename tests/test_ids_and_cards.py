@@ -2,6 +2,7 @@
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -88,8 +89,6 @@ def test_unreadable_cards_say_what_was_expected_and_found(data, message):
 def test_every_committed_figure_belongs_to_a_committed_card():
     """A card's figures (``ID.png``, ``ID-episode.png``, ``ID-vs-oracle.png``) leave with it:
     no committed picture describes a dataset whose card is gone."""
-    from pathlib import Path
-
     cards = Path(__file__).resolve().parents[1] / "cards"
     figures = sorted(cards.rglob("*.png"))
     assert figures

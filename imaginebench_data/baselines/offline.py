@@ -92,8 +92,7 @@ def make_config(config_class, settings: OfflineSettings, **fixed):
         else:
             flat[key] = value
     _check_fields(config_class, {*flat, *nested})
-    flat = {key: None if value == "none" else _named_config(config_class, key, value)
-            if isinstance(value, str) else value for key, value in flat.items()}
+    flat = {key: _config_value(config_class, key, value) for key, value in flat.items()}
     values = {"batch_size": settings.batch_size, **fixed, **DEFAULTS.get(config_class.__name__, {}), **flat}
     for head, changes in nested.items():
         base = values[head] if head in values else getattr(config_class(), head)
@@ -103,6 +102,14 @@ def make_config(config_class, settings: OfflineSettings, **fixed):
         _check_fields(type(base), changes, prefix=f"{head}.")
         values[head] = replace(base, **changes)
     return config_class(**values)
+
+
+def _config_value(config_class, name: str, value):
+    """``value`` as the field ``name`` takes it: ``"none"`` is None, another string names
+    d3rlpy's registered config (``_named_config``), anything else stays as it is."""
+    if value == "none":
+        return None
+    return _named_config(config_class, name, value) if isinstance(value, str) else value
 
 
 def _named_config(config_class, name: str, kind: str):
