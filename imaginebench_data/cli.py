@@ -506,7 +506,8 @@ def evaluate_regimes(
                                      "--d3rlpy learning_rate=3e-4; a dotted KEY sets a nested config's "
                                      "field, e.g. --d3rlpy encoder_factory.dropout_rate=0.1; a name "
                                      "picks d3rlpy's registered config (encoder_factory=vector, then "
-                                     "encoder_factory.hidden_units=512,512)."),
+                                     "encoder_factory.hidden_units=512,512); none sets a field to None "
+                                     "(observation_scaler=none: the states unscaled)."),
     softmax_q: bool = typer.Option(False, help="cql, discrete actions: draw each action from the softmax "
                                    "of its Q-values (seeded), as bc samples its softmax; default: the "
                                    "argmax."),
