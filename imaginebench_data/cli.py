@@ -569,7 +569,8 @@ def evaluate_regimes(
         options += f", each action number one of {bins} values (sampled)" if bins else ""
         options += ", every batch row a symmetric copy" if symmetries else ""
         if algo != "bc":
-            changed = ", ".join(f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}"
+            changed = ", ".join(f"{key} {value:g}" if isinstance(value, float) else
+                                f"{key} {'none' if value is None else value}"
                                 for key, value in changed_settings(algo, domain, config).items())
             changed = f" ({changed}; other settings d3rlpy's defaults)" if changed else ""
         model = f"2x{hidden} MLP{options}" if algo == "bc" else f"d3rlpy's networks{changed}"

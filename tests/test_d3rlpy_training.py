@@ -128,7 +128,9 @@ def test_observation_scaler_none_feeds_the_states_unscaled(clevr_sets):
     default = train_offline("cql", {TRAIN: 1.0}, OfflineSettings(steps=5, batch_size=8),
                             encoder=TextIds())[0].act.__self__
     np.testing.assert_allclose(default.config.observation_scaler.mean, rows.mean(0), rtol=1e-5, atol=1e-6)
-    settings = OfflineSettings(steps=5, batch_size=8, config=parse_config(["observation_scaler=none"]))
+    config = parse_config(["observation_scaler=none"])
+    assert config == {"observation_scaler": None}
+    settings = OfflineSettings(steps=5, batch_size=8, config=config)
     algorithm = train_offline("cql", {TRAIN: 1.0}, settings, encoder=TextIds())[0].act.__self__
     assert algorithm.config.observation_scaler is None
     (q_function,) = algorithm.impl.q_function  # d3rlpy's one critic for discrete CQL

@@ -1,6 +1,7 @@
 """DatasetId is parsed once, strictly; Card round-trips through JSON and refuses what it cannot read."""
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -92,8 +93,6 @@ def test_every_committed_figure_belongs_to_a_committed_card():
     cards = Path(__file__).resolve().parents[1] / "cards"
     figures = sorted(cards.rglob("*.png"))
     assert figures
-    suffixes = ("-episode", "-vs-oracle")
     orphans = [str(path.relative_to(cards)) for path in figures
-               if not path.with_name(next((path.stem[:-len(s)] for s in suffixes if path.stem.endswith(s)),
-                                          path.stem) + ".json").exists()]
+               if not path.with_name(re.sub(r"-(episode|vs-oracle)$", "", path.stem) + ".json").exists()]
     assert orphans == []

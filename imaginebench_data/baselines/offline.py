@@ -52,8 +52,9 @@ class OfflineSettings:
 def parse_config(pairs: list[str]) -> dict:
     """``["learning_rate=3e-4", "target_update_interval=500"]`` -> ``{"learning_rate": 0.0003,
     "target_update_interval": 500}``, for ``OfflineSettings.config``: each value an int, a
-    float, true / false, a list of those when commas part them (``hidden_units=512,512``), or
-    else the string as written."""
+    float, true / false, None for none (``observation_scaler=none``: the states unscaled), a
+    list of those when commas part them (``hidden_units=512,512``), or else the string as
+    written."""
     config = {}
     for pair in pairs:
         key, sep, text = pair.partition("=")
@@ -68,6 +69,8 @@ def _value(text: str):
         return [_value(part) for part in text.split(",")]
     if text.lower() in ("true", "false"):
         return text.lower() == "true"
+    if text.lower() == "none":
+        return None
     for kind in (int, float):
         try:
             return kind(text)
@@ -82,8 +85,7 @@ def make_config(config_class, settings: OfflineSettings, **fixed):
     key sets a field of a nested config: ``encoder_factory.dropout_rate=0.1`` replaces the
     dropout rate of the encoder factory and keeps its other fields. A nested config named by a
     string is d3rlpy's registered one of that name, with its defaults:
-    ``encoder_factory=vector`` (then ``encoder_factory.hidden_units=512,512``). ``none`` sets a
-    field to None: ``observation_scaler=none`` feeds the states unscaled."""
+    ``encoder_factory=vector`` (then ``encoder_factory.hidden_units=512,512``)."""
     flat, nested = {}, {}
     for key, value in settings.config.items():
         head, dot, sub = key.partition(".")
@@ -92,7 +94,8 @@ def make_config(config_class, settings: OfflineSettings, **fixed):
         else:
             flat[key] = value
     _check_fields(config_class, {*flat, *nested})
-    flat = {key: _config_value(config_class, key, value) for key, value in flat.items()}
+    flat = {key: _named_config(config_class, key, value) if isinstance(value, str) else value
+            for key, value in flat.items()}
     values = {"batch_size": settings.batch_size, **fixed, **DEFAULTS.get(config_class.__name__, {}), **flat}
     for head, changes in nested.items():
         base = values[head] if head in values else getattr(config_class(), head)
@@ -102,14 +105,6 @@ def make_config(config_class, settings: OfflineSettings, **fixed):
         _check_fields(type(base), changes, prefix=f"{head}.")
         values[head] = replace(base, **changes)
     return config_class(**values)
-
-
-def _config_value(config_class, name: str, value):
-    """``value`` as the field ``name`` takes it: ``"none"`` is None, another string names
-    d3rlpy's registered config (``_named_config``), anything else stays as it is."""
-    if value == "none":
-        return None
-    return _named_config(config_class, name, value) if isinstance(value, str) else value
 
 
 def _named_config(config_class, name: str, kind: str):
