@@ -251,6 +251,9 @@ def test_short_apart_batches_short_and_long_sequences_apart():
         short = [lengths[i] <= SHORT for i in batch]
         assert all(short) or not any(short)
     assert sum(1 for b in batches if lengths[b[0]] <= SHORT) == 2  # 6 short in batches of 3
+    assert len(batches) == len(plain) == 4  # 4 long + 6 short: 2 + 2 batches, as plain's 4
+    uneven = epoch_batches(lengths[:9], order[order < 9], 3, True, np.random.default_rng(1))
+    assert len(uneven) == 4 > -(-9 // 3)  # 4 long + 5 short: 2 + 2 batches, one more than plain's 3
 
 
 def test_length_pools_sort_each_pool_by_length_and_keep_the_batch_count():

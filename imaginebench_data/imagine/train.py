@@ -123,7 +123,8 @@ def epoch_batches(lengths: list[int], order: np.ndarray, batch_size: int, short_
     batched only with each other (cheap batches), and with ``length_pool`` each run of
     ``length_pool`` batches' worth of ``order`` is sorted by length (ties kept in ``order``)
     before it is cut; either way the batches are then shuffled together. Only the last pool
-    can be short, so there are as many batches as without."""
+    can be short, so pools make as many batches as without; ``short_apart`` can make one more
+    (each of its two groups may end in a short batch)."""
     if length_pool:
         pool = length_pool * batch_size
         groups = [sorted(order[k : k + pool], key=lambda i: lengths[i]) for k in range(0, len(order), pool)]
@@ -315,6 +316,11 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
         lengths = [len(seq) for seq in sequences]
         batches = epoch_batches(lengths, order, settings.batch_size, settings.short_apart, rng,
                                 settings.length_pool)
+        # With short_apart each group can end in a short batch, so an epoch may run one batch
+        # more than per_epoch; the bar counts what runs. (The schedule and the epoch means keep
+        # per_epoch: changing them would change every grounded checkpoint built so far.)
+        bar.total += len(batches) - per_epoch
+        bar.refresh()
         # Epoch means accumulate on the device (float64, as Python floats would): no host
         # synchronisation per step; the losses are read once an epoch.
         sums = {key: torch.zeros((), dtype=torch.float64, device=device)
