@@ -514,7 +514,10 @@ def evaluate_regimes(
     levels: list[str] = typer.Option(None, "--level", help="Only this level (repeatable); default all."),
     regimes: list[str] = typer.Option(None, "--regime", help="Only this data regime: real, "
                                       "real+imaginary, real+verified or oracle (repeatable); default all."),
-    out: Path = typer.Option(Path("results"), help="Folder for the result files."),
+    out: Path = typer.Option(Path("results"), help="Folder for the result files. While a domain runs, "
+                             "<domain>-<algo>.journal.csv there keeps each finished training's rows: run "
+                             "the same command again after a stop and those are read back, not trained "
+                             "again (only with the same settings and datasets)."),
     workers: int = typer.Option(1, help="Processes training (and evaluating) the policies side by side, one "
                                 "per (datasets, seed); the same results whatever the number."),
 ) -> None:
@@ -559,10 +562,12 @@ def evaluate_regimes(
             results = compare(domain, algo=algo, levels=tuple(levels or LEVELS), seeds=seeds, steps=steps,
                               regimes=tuple(regimes or REGIMES),
                               options=bc if algo == "bc" else {"config": config, "sample": softmax_q},
-                              workers=workers)
+                              workers=workers, journal=out / f"{domain}-{algo}.journal.csv")
         except (ValueError, ImportError) as error:
             raise typer.BadParameter(str(error)) from error
         minutes = (time.perf_counter() - started) / 60
+        resumed = (f" (and {results.attrs['read_back']} trainings read back from the journal of a run "
+                   f"stopped before)") if results.attrs.get("read_back") else ""
         options = f", dropout {dropout:g}" if dropout else ""
         options += ", states standardized" if normalize else ""
         options += ", history columns left out" if not history else ""
@@ -580,8 +585,9 @@ def evaluate_regimes(
         paths = write_results(results, out, note=f"{algo}: {steps:,} steps of 256, {model}{policy} on "
                               f"[state, MiniLM instruction embedding], {scale}-scale datasets; the whole "
                               f"comparison took {minutes:.1f} minutes on {os.cpu_count()} CPU cores"
-                              f"{f' ({workers} workers)' if workers > 1 else ''}, "
+                              f"{f' ({workers} workers)' if workers > 1 else ''}{resumed}, "
                               f"{time.strftime('%Y-%m-%d')}.")
+        (out / f"{domain}-{algo}.journal.csv").unlink(missing_ok=True)  # its rows are in the results now
         console.print(markdown_table(summary(results)))
         for path in paths:
             console.print(f"wrote {path}")

@@ -153,6 +153,62 @@ def test_a_policy_is_trained_once_for_every_level_its_datasets_serve(train_set, 
     pd.testing.assert_frame_equal(together[columns], apart[columns])
 
 
+def test_a_stopped_comparison_goes_on_from_its_journal(train_set, tmp_path, monkeypatch):
+    """Each finished training's rows go to the journal; stopped (injected at the third
+    training) and run again, only the trainings it lacks run, to the rows of one whole run. A
+    line cut short by a kill is left out, and other settings read nothing back."""
+    import imaginebench_data.baselines.compare as compare_module
+
+    easy = "imaginebench/clevr-easy-real-v0"
+    build(easy, episodes=8, workers=1, cards_dir=tmp_path / "cards", progress=False)
+    runs = {"levels": ("train", "easy"), "regimes": ("real", "oracle"), "seeds": 2, "steps": 150,
+            "encoder": None, "progress": False}
+    whole = compare("clevr", **runs)
+    journal, trained, run = tmp_path / "clevr-bc.journal.csv", [], compare_module.train_and_evaluate
+
+    def stopping_at(n):
+        def counted(*args, **kwargs):
+            if len(trained) == n:
+                raise KeyboardInterrupt  # the stop
+            trained.append((tuple(args[2]), args[3]))  # (datasets, seed)
+            return run(*args, **kwargs)
+        return counted
+
+    monkeypatch.setattr(compare_module, "train_and_evaluate", stopping_at(2))
+    with pytest.raises(KeyboardInterrupt):
+        compare("clevr", **runs, journal=journal)
+    kept = pd.read_csv(journal)
+    assert kept[["level", "regime", "seed"]].values.tolist() == [
+        ["train", "real", 0], ["easy", "real", 0], ["train", "real", 1], ["easy", "real", 1]]
+    with open(journal, "a") as handle:
+        handle.write("clevr,bc,easy,oracle,0,0.5")  # killed while writing a row
+    trained.clear()
+    monkeypatch.setattr(compare_module, "train_and_evaluate", stopping_at(99))
+    resumed = compare("clevr", **runs, journal=journal)
+    assert [seed for _, seed in trained] == [0, 1] and all(len(datasets) == 2 for datasets, _ in trained)
+    assert resumed.attrs["read_back"] == 2 and whole.attrs["read_back"] == 0
+    columns = ["level", "regime", "seed", "success_rate", "episodes", "final_loss", "trains"]
+    pd.testing.assert_frame_equal(resumed[columns], whole[columns])
+    assert len(pd.read_csv(journal)) == 6  # every row, the cut line gone
+    trained.clear()
+    compare("clevr", **{**runs, "steps": 100}, journal=journal)
+    assert len(trained) == 4  # other settings: every training runs again
+    journal.write_text("level,success_rate\neasy,0.5\n")
+    with pytest.raises(ValueError, match="journal .* found the columns level, success_rate; delete it"):
+        compare("clevr", **runs, journal=journal)
+    for text in ("settings\n", "level,regime,seed,settings\neasy,real,0,key\n", '"cut\n'):
+        journal.write_text(text)
+        with pytest.raises(ValueError, match="expected a comparison's journal"):
+            compare_module._read_journal(journal, "key")
+    rng = np.random.default_rng(0)
+    for _ in range(20):  # whatever bytes stand there: a line naming the file, or rows read back
+        journal.write_bytes(rng.integers(0, 256, int(rng.integers(0, 400)), dtype=np.uint8).tobytes())
+        try:
+            compare_module._read_journal(journal, "key")
+        except ValueError as error:
+            assert str(error).startswith(f"{journal}: expected a comparison's journal")
+
+
 def test_rewinding_a_sampling_bc_policy_replays_its_draws(train_set):
     sampler = ib.Sampler({train_set: 1.0}, encoder=Lengths())
     policy, _ = train_bc(sampler, BCSettings(steps=30, seed=3, sample=True))

@@ -32,10 +32,18 @@ torch threads: with 2 threads each, 2 workers on 2 cores ran about 20x slower th
 thread each, the threads of one waiting busily for cores the other holds. The rows are the
 same as in one process: BC gave the same bits with 1 and 2 threads on CLEVR and Meta-World
 (2026-11-26), and ``tests/test_adapters_bc.py`` compares 1 and 2 workers.
+
+A long comparison (continuous CQL on Meta-World: about 20 CPU-minutes a training) can keep a
+``journal``: a CSV to which each training's rows are appended as it finishes, with a key of the
+comparison's settings. Run again with the same journal and settings, the trainings whose rows it
+holds are not run again, so a killed run goes on where it stopped, to the rows it would have
+given in one go (each training seeds itself). Rows under another key are ignored and dropped.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import multiprocessing
 import os
 import time
@@ -47,7 +55,7 @@ import torch
 from tqdm.auto import tqdm
 
 from ..core.task import LEVELS
-from ..datasets.read import local_ids
+from ..datasets.read import local_ids, read_card
 from ..domains import get_domain
 from ..loader.evaluate import evaluate
 from ..loader.sampler import Sampler
@@ -59,6 +67,8 @@ ALGOS = ("bc", *ALGORITHMS)
 REGIMES = ("real", "real+imaginary", "real+verified", "oracle")
 BUDGETS = {"demo": 5_000, "paper": 500_000}  # gradient steps per run
 MIN_EPISODES = 40
+JOURNAL_COLUMNS = ("domain", "algo", "level", "regime", "seed", "success_rate", "episodes", "final_loss",
+                   "trains", "seconds", "settings")  # a row of train_and_evaluate's, and its settings' key
 
 
 def regime_datasets(domain: str, level: str, regime: str) -> dict[str, float]:
@@ -94,14 +104,16 @@ def train_policy(algo: str, datasets: dict[str, float], steps: int, seed: int, e
 
 def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGIMES, seeds: int = 3,
             steps: int = 5000, encoder: str = "minilm", progress: bool = True,
-            options: dict | None = None, workers: int = 1) -> pd.DataFrame:
+            options: dict | None = None, workers: int = 1, journal: Path | None = None) -> pd.DataFrame:
     """One row per (level, regime, seed) asked for: success rate, evaluation episodes, final loss, whether
     the row trained its policy (``trains``; else it shares the policy of an earlier row with the
     same datasets and seed), seconds.
     ``options``: the algorithm's other settings (``BCSettings`` fields for bc, e.g.
     ``{"hidden": 512, "dropout": 0.2}``; ``OfflineSettings`` fields for cql and td3+bc, e.g.
     ``{"config": {"target_update_interval": 500}, "sample": True}``);
-    ``workers``: processes running the trainings (the same rows whatever the number). Rows are
+    ``workers``: processes running the trainings (the same rows whatever the number);
+    ``journal``: a CSV keeping each finished training's rows, read back instead of training
+    again when the settings match (the module's docstring). Rows are
     repeatable on one CPU model: the learners train with the CPU's own kernels, so another CPU
     may give other last bits (docs/experiments.md, 2026-11-28)."""
     if algo not in ALGOS:
@@ -123,15 +135,33 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
     for level, regime, seed in cells:
         datasets = tuple(regime_datasets(domain, level, regime).items())
         groups.setdefault((datasets, seed), []).append((level, regime))
-    trainings = [(domain, algo, dict(datasets), seed, steps, encoder, options, uses)
-                 for (datasets, seed), uses in groups.items()]
-    bar = tqdm(total=len(cells), desc=f"{algo} regimes on {domain}", disable=not progress)
+    used = {dataset_id for datasets, _ in groups for dataset_id, _ in datasets}
+    key = _settings_key(domain, algo, steps, encoder, options, used)
+    kept = _read_journal(journal, key) if journal else {}
+    parts, trainings = [], []  # the rows read back from the journal; the trainings still to run
+    for (datasets, seed), uses in groups.items():
+        if all((level, regime, seed) in kept for level, regime in uses):
+            parts.append([kept[(level, regime, seed)] for level, regime in uses])
+        else:
+            trainings.append((domain, algo, dict(datasets), seed, steps, encoder, options, uses))
+    if journal:
+        _start_journal(journal, key, [row for part in parts for row in part])
+        if parts and progress:
+            tqdm.write(f"{journal}: {len(parts)} of {len(groups)} trainings read back (same settings); "
+                       f"{len(trainings)} to run")
+
+    def finished(part: list[dict]) -> None:
+        if journal:
+            _append_journal(journal, key, part)
+        parts.append(part)
+        bar.update(len(part))
+
+    bar = tqdm(total=len(cells), initial=sum(map(len, parts)), desc=f"{algo} regimes on {domain}",
+               disable=not progress)
     if workers == 1 or len(trainings) < 2:
         samplers: dict = {}  # instruction embeddings computed once per mix, across seeds
-        parts = []
         for training in trainings:
-            parts.append(train_and_evaluate(*training, samplers=samplers))
-            bar.update(len(parts[-1]))
+            finished(train_and_evaluate(*training, samplers=samplers))
     else:
         workers = min(workers, len(trainings))
         threads = max(1, (os.cpu_count() or 1) // workers)
@@ -140,13 +170,62 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
             try:
                 futures = [pool.submit(train_and_evaluate, *training) for training in trainings]
                 for future in as_completed(futures):
-                    bar.update(len(future.result()))
-                parts = [future.result() for future in futures]
+                    finished(future.result())
             finally:
                 pool.shutdown(cancel_futures=True)
     bar.close()
     rows = {(row["level"], row["regime"], row["seed"]): row for part in parts for row in part}
-    return pd.DataFrame([rows[cell] for cell in cells])  # in (level, regime, seed) order
+    results = pd.DataFrame([rows[cell] for cell in cells])  # in (level, regime, seed) order
+    results.attrs["read_back"] = len(groups) - len(trainings)  # trainings whose rows came from the journal
+    return results
+
+
+def _settings_key(domain: str, algo: str, steps: int, encoder, options: dict | None, datasets) -> str:
+    """What makes a comparison's rows what they are, but for which cells it runs: its settings
+    and the checksums of the datasets it trains on (a rebuilt dataset is other data)."""
+    settings = {"domain": domain, "algo": algo, "steps": steps, "encoder": str(encoder),
+                "options": options or {}, "datasets": {i: read_card(i).checksum for i in sorted(datasets)}}
+    return hashlib.sha256(json.dumps(settings, sort_keys=True, default=repr).encode()).hexdigest()[:16]
+
+
+def _read_journal(path: Path, key: str) -> dict[tuple, dict]:
+    """The whole rows a journal holds under ``key``, by (level, regime, seed); a line cut short
+    by a kill is left out."""
+    if not path.exists() or path.stat().st_size == 0:
+        return {}
+    try:
+        rows = pd.read_csv(path, on_bad_lines="skip", float_precision="round_trip")
+    except (pd.errors.ParserError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path}: expected a comparison's journal (CSV rows), found what pandas cannot "
+                         f"read ({type(error).__name__}); delete it to start afresh") from error
+    expected = f"{path}: expected a comparison's journal (the columns {', '.join(JOURNAL_COLUMNS)})"
+    if not set(JOURNAL_COLUMNS) <= set(rows.columns):
+        raise ValueError(f"{expected}, found the columns {', '.join(map(str, rows.columns))}; delete it to "
+                         f"start afresh")
+    rows = rows[rows["settings"] == key].drop(columns="settings").dropna()
+    try:  # as written, whatever a cut line held
+        rows = rows.astype({"seed": int, "episodes": int, "trains": bool, "success_rate": float})
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"{expected}, found a value of another kind ({error}); delete it to start afresh") \
+            from error
+    return {(row["level"], row["regime"], row["seed"]): row for row in rows.to_dict("records")}
+
+
+def _start_journal(path: Path, key: str, rows: list[dict]) -> None:
+    """The journal anew, holding only ``rows`` (those kept under ``key``): written whole, then
+    renamed over the old one."""
+    if not rows:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staged = path.with_name(path.name + ".tmp")
+    pd.DataFrame(rows).assign(settings=key).to_csv(staged, index=False)
+    staged.replace(path)
+
+
+def _append_journal(path: Path, key: str, part: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(part).assign(settings=key).to_csv(path, mode="a", header=not path.exists(), index=False)
 
 
 _SAMPLERS: dict = {}  # a worker process's samplers, kept across the trainings it is given
