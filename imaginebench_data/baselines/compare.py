@@ -136,7 +136,7 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
         datasets = tuple(regime_datasets(domain, level, regime).items())
         groups.setdefault((datasets, seed), []).append((level, regime))
     used = {dataset_id for datasets, _ in groups for dataset_id, _ in datasets}
-    key = _settings_key(domain, algo, steps, encoder, options, used)
+    key = _settings_key(domain, algo, steps, encoder, options, used) if journal else ""
     kept = _read_journal(journal, key) if journal else {}
     parts, trainings = [], []  # the rows read back from the journal; the trainings still to run
     for (datasets, seed), uses in groups.items():
