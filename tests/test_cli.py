@@ -369,3 +369,5 @@ def test_evaluate_runs_only_the_regimes_asked_for(train_set, tmp_path):
     assert result.exit_code == 0, result.output
     rows = pd.read_csv(out / "clevr-bc.csv")
     assert rows[["level", "regime", "seed"]].values.tolist() == [["easy", "oracle", 0]]
+    written = sorted(path.name for path in out.iterdir())
+    assert written == ["clevr-bc.csv", "clevr-bc.md", "clevr-bc.png"]  # and no journal left
