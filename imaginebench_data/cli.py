@@ -557,12 +557,12 @@ def evaluate_regimes(
         chosen = [d for d in domain_names() if f"imaginebench/{d}-train-real-v0" in built]
     every = []
     for domain in chosen:
-        started = time.perf_counter()
+        started, journal = time.perf_counter(), out / f"{domain}-{algo}.journal.csv"
         try:
             results = compare(domain, algo=algo, levels=tuple(levels or LEVELS), seeds=seeds, steps=steps,
                               regimes=tuple(regimes or REGIMES),
                               options=bc if algo == "bc" else {"config": config, "sample": softmax_q},
-                              workers=workers, journal=out / f"{domain}-{algo}.journal.csv")
+                              workers=workers, journal=journal)
         except (ValueError, ImportError) as error:
             raise typer.BadParameter(str(error)) from error
         minutes = (time.perf_counter() - started) / 60
@@ -587,7 +587,7 @@ def evaluate_regimes(
                               f"comparison took {minutes:.1f} minutes on {os.cpu_count()} CPU cores"
                               f"{f' ({workers} workers)' if workers > 1 else ''}{resumed}, "
                               f"{time.strftime('%Y-%m-%d')}.")
-        (out / f"{domain}-{algo}.journal.csv").unlink(missing_ok=True)  # its rows are in the results now
+        journal.unlink(missing_ok=True)  # its rows are in the results now
         console.print(markdown_table(summary(results)))
         for path in paths:
             console.print(f"wrote {path}")
