@@ -470,6 +470,53 @@ def ground(
     console.print(table)
 
 
+@app.command("numerics", epilog=_examples(
+    "imaginebench numerics --save here.json",
+    "imaginebench numerics --compare docs/numerics/intel-xeon-2026-12-02.json"))
+def numerics_fingerprint(
+    save: Path | None = typer.Option(None, help="Write this machine's fingerprint to this JSON file."),
+    compare: Path | None = typer.Option(None, help="Compare with a fingerprint saved on another machine; "
+                                        "exit code 1 if a kernel differs."),
+    numerics: str = typer.Option("portable", help="CPU kernels: portable (the builds' default) or native."),
+) -> None:
+    """Hash what each library grounding uses computes on fixed inputs (numpy, MKL, ATen, oneDNN,
+    attention, Adam, a GPT-2 step, MiniLM), so two machines whose checkpoints differ see which
+    library parts them."""
+    from .imagine import fingerprint
+    from .imagine import numerics as kernels
+
+    if numerics not in kernels.MODES:
+        raise typer.BadParameter(f"expected one of {kernels.MODES}, got {numerics!r}",
+                                 param_hint="'--numerics'")
+    theirs = fingerprint.load(compare) if compare else None  # a bad file is refused before the work
+    if numerics == "portable":
+        kernels.choose("portable")
+    hashes = fingerprint.fingerprint(progress=lambda name: err_console.print(f"[dim]{name}[/dim]"))
+    here = fingerprint.machine()
+    console.print(", ".join(f"{key} {value}" for key, value in here.items()), highlight=False)
+    table = Table(title="kernel fingerprints")
+    for column in ("kernel", "this machine", *(("saved", "") if theirs else ())):
+        table.add_column(column)
+    verdicts = fingerprint.compare(hashes, theirs["kernels"]) if theirs else {}
+    for name in dict.fromkeys([*hashes, *verdicts]):
+        row = [name, hashes.get(name, "-")]
+        if theirs:
+            row += [theirs["kernels"].get(name, "-"), verdicts[name]]
+        table.add_row(*row)
+    console.print(table)
+    if save:
+        fingerprint.save(save, hashes)
+        console.print(f"saved {save}")
+    if theirs:
+        other = ", ".join(f"{key} {value}" for key, value in theirs["machine"].items()) or "not recorded"
+        differ = [name for name, verdict in verdicts.items() if verdict == "differs"]
+        console.print(f"saved on: {other}", highlight=False)
+        console.print(f"{len(differ)} of {len(verdicts)} kernels differ" + (f": {', '.join(differ)}" if differ
+                                                                            else ""), highlight=False)
+        if differ:
+            raise typer.Exit(1)
+
+
 @app.command("evaluate", epilog=_examples("imaginebench evaluate --domain clevr --algo bc --seeds 3",
                                            "imaginebench evaluate --level train --budget paper",
                                            "imaginebench evaluate --level train --steps 20000 --hidden 512 "

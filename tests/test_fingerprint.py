@@ -1,0 +1,63 @@
+"""`imaginebench numerics`: a fingerprint per library, so two machines whose checkpoints differ
+see which library parts them; a saved fingerprint from elsewhere is read as untrusted input."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from imaginebench_data.cli import app
+from imaginebench_data.imagine import fingerprint, numerics
+
+GELU, MINILM = "torch: GELU (oneDNN)", "MiniLM: instruction embeddings"
+
+
+def numerics_command(*args: str, **cpu: str) -> subprocess.CompletedProcess:
+    """`imaginebench numerics ARGS` in a fresh process whose environment names the kernels ``cpu``."""
+    env = {k: v for k, v in os.environ.items() if k not in numerics.PORTABLE_ENV}
+    return subprocess.run([sys.executable, "-m", "imaginebench_data", "numerics", *args], capture_output=True,
+                          text=True, env={**env, **cpu})
+
+
+@pytest.mark.skipif(torch.backends.cpu.get_cpu_capability() == "DEFAULT", reason="needs a CPU with AVX2")
+def test_a_fingerprint_names_the_one_library_whose_kernels_changed(tmp_path):
+    saved = tmp_path / "here.json"
+    first = numerics_command("--save", str(saved))
+    assert first.returncode == 0, first.stderr[-2000:]
+    kept = json.loads(saved.read_text())
+    assert kept["machine"]["numerics"] == "portable" and set(kept["kernels"]) == set(fingerprint.KERNELS)
+    # every pin as portable numerics set it but oneDNN's, whose older kernels compute GELU otherwise
+    pins = {**numerics.PORTABLE_ENV, "ONEDNN_MAX_CPU_ISA": "SSE41"}
+    other = numerics_command("--numerics", "native", "--compare", str(saved), **pins)
+    assert other.returncode == 1, other.stderr[-2000:]
+    differ = {GELU} | ({MINILM} if "unavailable" not in kept["kernels"][MINILM] else set())
+    assert other.stdout.strip().splitlines()[-1] == f"{len(differ)} of {len(fingerprint.KERNELS)} kernels " \
+        f"differ: {', '.join(name for name in fingerprint.KERNELS if name in differ)}"
+    assert "numerics native" in other.stdout and "numerics portable" in other.stdout  # both machines named
+
+
+def test_compare_says_what_it_could_not_compare():
+    verdicts = fingerprint.compare({"a": "1", "b": "2", "c": "unavailable: no module"},
+                                   {"a": "1", "b": "3", "d": "4"})
+    assert verdicts == {"a": "same", "b": "differs", "c": "not compared", "d": "not compared"}
+
+
+def test_a_saved_fingerprint_that_is_not_one_is_one_line(tmp_path):
+    path = tmp_path / "theirs.json"
+    rng = np.random.default_rng(0)
+    contents = [b"", b"[1, 2]", b'{"kernels": [1]}', b'{"kernels": {"a": 1}}', b'{"machine": {}}',
+                b"\xff\xfe{", *(rng.integers(0, 256, int(rng.integers(1, 200)), dtype=np.uint8).tobytes()
+                                for _ in range(20))]
+    for content in contents:
+        path.write_bytes(content)
+        result = CliRunner().invoke(app, ["numerics", "--compare", str(path)])
+        assert result.exit_code == 2, (content, result.output)
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and f"{path}: expected a saved fingerprint" in " ".join(result.output.split())
+    path.write_text('{"kernels": {"a": "1"}, "machine": "x"}')  # a machine not an object: not recorded
+    assert fingerprint.load(path) == {"machine": {}, "kernels": {"a": "1"}}
