@@ -498,7 +498,7 @@ def numerics_fingerprint(
     for column in ("kernel", "this machine", *(("saved", "") if theirs else ())):
         table.add_column(column)
     verdicts = fingerprint.compare(hashes, theirs["kernels"]) if theirs else {}
-    for name in dict.fromkeys([*hashes, *verdicts]):
+    for name in verdicts or hashes:  # verdicts name every kernel of either fingerprint
         row = [name, hashes.get(name, "-")]
         if theirs:
             row += [theirs["kernels"].get(name, "-"), verdicts[name]]

@@ -13,3 +13,11 @@ def run_fresh(code: str, minari_root) -> str:
                             text=True, env=env, cwd="/")
     assert result.returncode == 0, result.stderr
     return result.stdout
+
+
+def unpinned_environ(**cpu: str) -> dict[str, str]:
+    """This process's environment without portable numerics' pins, naming the kernels ``cpu``
+    instead (another CPU's choice): for a fresh process that picks its own."""
+    from imaginebench_data.imagine.numerics import PORTABLE_ENV
+
+    return {**{k: v for k, v in os.environ.items() if k not in PORTABLE_ENV}, **cpu}

@@ -2,13 +2,13 @@
 see which library parts them; a saved fingerprint from elsewhere is read as untrusted input."""
 
 import json
-import os
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 import torch
+from fresh import unpinned_environ
 from typer.testing import CliRunner
 
 from imaginebench_data.cli import app
@@ -19,9 +19,8 @@ GELU, MINILM = "torch: GELU (oneDNN)", "MiniLM: instruction embeddings"
 
 def numerics_command(*args: str, **cpu: str) -> subprocess.CompletedProcess:
     """`imaginebench numerics ARGS` in a fresh process whose environment names the kernels ``cpu``."""
-    env = {k: v for k, v in os.environ.items() if k not in numerics.PORTABLE_ENV}
     return subprocess.run([sys.executable, "-m", "imaginebench_data", "numerics", *args], capture_output=True,
-                          text=True, env={**env, **cpu})
+                          text=True, env=unpinned_environ(**cpu))
 
 
 @pytest.mark.skipif(torch.backends.cpu.get_cpu_capability() == "DEFAULT", reason="needs a CPU with AVX2")

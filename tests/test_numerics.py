@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 import torch
+from fresh import unpinned_environ
 
 from imaginebench_data.core.blas import PORTABLE_CORE, openblas_core
 from imaginebench_data.datasets.read import DatasetNotFoundError
@@ -35,9 +36,8 @@ print(numerics.current(), hashlib.sha256(y.numpy().tobytes()).hexdigest())
 def kernels(mode: str, **cpu) -> tuple[str, str]:
     """(the numerics it got, a hash of a product, its softmax and its GELU) in a fresh process whose
     environment names the kernels ``cpu`` (another CPU's choice)."""
-    env = {k: v for k, v in os.environ.items() if k not in numerics.PORTABLE_ENV}
     result = subprocess.run([sys.executable, "-c", textwrap.dedent(KERNELS), mode], capture_output=True,
-                            text=True, env={**env, **cpu})
+                            text=True, env=unpinned_environ(**cpu))
     assert result.returncode == 0, result.stderr[-2000:]
     got, digest = result.stdout.split()
     return got, digest
@@ -72,9 +72,8 @@ numerics.require("portable", "imaginebench/clevr-hard-imaginary-v0")
 
 
 def test_portable_numerics_chosen_too_late_are_refused_in_one_line():
-    env = {k: v for k, v in os.environ.items() if k not in numerics.PORTABLE_ENV}
     result = subprocess.run([sys.executable, "-c", textwrap.dedent(LATE)], capture_output=True, text=True,
-                            env=env)
+                            env=unpinned_environ())
     assert result.returncode == 1 and result.stdout.split() == ["native"]
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("imaginebench_data.imagine.numerics.NumericsError: imaginebench/clevr-hard")
@@ -128,9 +127,8 @@ def openblas(order: str, **cpu) -> tuple[int, list[str], str]:
     """(exit code, [OPENBLAS_CORETYPE, OpenBLAS's kernels, a vector norm's bits], the last line
     of stderr) of a fresh process importing numpy or the package first, its environment naming
     ``cpu``."""
-    env = {k: v for k, v in os.environ.items() if k not in numerics.PORTABLE_ENV}
     result = subprocess.run([sys.executable, "-c", textwrap.dedent(BLAS), order], capture_output=True,
-                            text=True, env={**env, **cpu})
+                            text=True, env=unpinned_environ(**cpu))
     return result.returncode, result.stdout.split(), (result.stderr.strip().splitlines() or [""])[-1]
 
 
