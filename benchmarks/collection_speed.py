@@ -10,8 +10,9 @@
   the file's close; what the command adds around it (starting Python and its imports,
   Minari's metadata, the card's plots) is the same for any number of workers;
 - per episode, what a worker does (roll out and check) against what the main process does
-  (unpickle, validate, hash, write the HDF5 group): with two workers the main process bounds
-  the speedup at ``(worker + main) / max(worker / 2, main)``, whatever else shares the cores;
+  (unpickle, validate, hash, write the HDF5 group): with two workers the speedup is bound at
+  ``(worker + main) / max(worker / 2, main, (worker + main) / cores)``, by the main process
+  and by the cores the three processes share;
 - a CLEVR reset (``episode_start``: task, phrasing and a random scene whose balls are apart)
   against the random scenes drawn and checked one try at a time, as before issue 16.
 
@@ -136,7 +137,8 @@ def per_episode(dataset_id: str, count: int, workdir: Path) -> None:
         return (time.perf_counter() - start) / count
 
     main = min(main_process() for _ in range(3))
-    bound = (worker + main) / max(worker / 2, main)
+    cores = min(3, os.cpu_count() or 1)  # two workers and the main process: 3 cores at most are used
+    bound = (worker + main) / max(worker / 2, main, (worker + main) / cores)
     print(f"{dataset_id}, per episode ({count}): worker (roll out, check) {worker * 1e3:6.2f} ms | "
           "main process "
           f"(unpickle, validate, hash, write) {main * 1e3:6.2f} ms | 2-worker bound {bound:4.2f}x")

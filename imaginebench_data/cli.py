@@ -421,6 +421,10 @@ def ground(
                                            help="Each training episode seen, every epoch, as a symmetric "
                                            "copy (CLEVR: colours permuted, the table mirrored; default: "
                                            "the domain's builds' choice)."),
+    fused_adam: bool | None = typer.Option(None, "--fused-adam/--no-fused-adam", show_default=False,
+                                           help="AdamW's fused kernel, whose square root is exact, not "
+                                           "MKL's, whose last bits depend on the CPU (default: the "
+                                           "domain's builds' choice, off everywhere so far)."),
 ) -> None:
     """Ground a language model on a real dataset (or reuse the checkpoint); print its evidence.
 
@@ -444,7 +448,7 @@ def ground(
              "length_pool": length_pool, "length_split": length_split, "hide_history": hide_history,
              "hide_unseen": hide_unseen, "action_bins": action_bins, "action_weight": action_weight,
              "steps_per_episode": steps_per_episode, "holdout_per_task": holdout_per_task,
-             "symmetries": symmetries}
+             "symmetries": symmetries, "fused_adam": fused_adam}
     builds_choice = ({"epochs": builds[0].train_epochs[scale], **builds[0].train_levers[scale]} if builds
                      else {"epochs": TRAIN_EPOCHS[scale]})
     if launched_processes() > 1:  # a batch in parts is a one-process lever (the same gradient): off here

@@ -61,6 +61,48 @@ def test_portable_numerics_override_the_kernels_a_cpu_picks():
     assert one[1] not in (wide[1], narrow[1])  # and MKL's compatible path is not the CPU's own
 
 
+ADAM = """
+import hashlib
+import torch
+from imaginebench_data.imagine.determinism import pinned
+
+def step(**options):
+    with pinned():
+        torch.manual_seed(0)
+        weights = [torch.randn(192, 192, requires_grad=True), torch.randn(192, requires_grad=True)]
+        optimiser = torch.optim.AdamW(weights, lr=1e-3, **options)
+        for _ in range(3):
+            optimiser.zero_grad()
+            sum((w * w).sum() for w in weights).backward()
+            optimiser.step()
+        return hashlib.sha256(b"".join(w.detach().numpy().tobytes() for w in weights)).hexdigest()
+
+root = torch.linspace(0.1, 4.0, 36864).sqrt()  # MKL's square root
+print(hashlib.sha256(root.numpy().tobytes()).hexdigest(), step(), step(fused=True))
+"""
+
+
+@pytest.mark.skipif(torch.backends.cpu.get_cpu_capability() == "DEFAULT", reason="needs a CPU with AVX2")
+def test_fused_adam_steps_alike_whichever_square_root_mkl_computes():
+    """The ``fused_adam`` lever's point: MKL's compatible square root differs from its own path's
+    in the last bits (and, by the hardware's estimate instructions, from CPU to CPU); AdamW's
+    default step goes through it, the fused one does not."""
+    pins = numerics.PORTABLE_ENV
+    runs = [subprocess.run([sys.executable, "-c", textwrap.dedent(ADAM)], capture_output=True, text=True,
+                           env=unpinned_environ(**{**pins, "MKL_CBWR": mkl}))
+            for mkl in ("COMPATIBLE", "AUTO")]
+    assert all(run.returncode == 0 for run in runs), [run.stderr[-2000:] for run in runs]
+    (root, default, fused), (other_root, other_default, other_fused) = (run.stdout.split() for run in runs)
+    assert fused == other_fused
+    if root != other_root:  # MKL's two paths round the square root apart on this CPU
+        assert default != other_default
+
+
+def test_the_fused_adam_lever_names_its_checkpoints_only_when_on():
+    assert "fused_adam" not in TrainSettings().key()
+    assert TrainSettings(fused_adam=True).key()["fused_adam"] is True
+
+
 LATE = """
 import torch
 torch.randn(8, 8) @ torch.randn(8, 8)  # torch has worked: its kernels are fixed

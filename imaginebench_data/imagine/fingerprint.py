@@ -2,8 +2,8 @@
 
 A checkpoint's hash says only that two machines grounded differently, not where they parted.
 ``fingerprint()`` runs, on fixed inputs, a small piece of each kind of work grounding does
-(numpy's products and ufuncs, torch's matrix products, its own kernels, oneDNN's GELU,
-attention, an Adam step, a step of the default GPT-2, the MiniLM embeddings of a few
+(numpy's products and ufuncs, torch's matrix products, its own kernels, MKL's square root,
+oneDNN's GELU, attention, an Adam step, a step of the default GPT-2, the MiniLM embeddings of a few
 instructions) and hashes each result's bytes. Saved on one machine (``imaginebench numerics
 --save FILE``) and compared on another (``--compare FILE``), the rows that differ name the
 library that makes their checkpoints differ. It runs under ``determinism.pinned()``, as
@@ -76,6 +76,14 @@ def _aten(generator):
     x = _rows(generator, 256, 768)
     return [torch.softmax(x, -1), torch.nn.functional.layer_norm(x, (768,)), torch.tanh(x), torch.exp(x),
             torch.nn.functional.gelu(x, approximate="tanh"), x.sum(0), x.mean(1), x.norm(dim=1)]
+
+
+@kernel("torch: square root (MKL's vector math)")
+def _sqrt(generator):
+    # torch.sqrt of a float tensor is MKL's vsSqrt, the square root in Adam's denominator.
+    # Under MKL_CBWR=COMPATIBLE it is not correctly rounded and its last bit depends on the
+    # hardware (seen 2026-12-02: an Intel Xeon and two emulated CPUs gave three results).
+    return [(_rows(generator, 192, 192).abs() + 0.1).sqrt()]
 
 
 @kernel("torch: GELU (oneDNN)")

@@ -74,6 +74,13 @@ class TrainSettings:
     # (docs/experiments.md, "CLEVR: symmetric copies over 6 seeds"; on for CLEVR's demo recipes,
     # ``Recipe.train_levers``)
     symmetries: bool = False
+    # AdamW's fused kernel: ATen's own vectorised arithmetic with a correctly rounded square
+    # root, instead of the per-parameter step whose square root is MKL's vector math; under
+    # portable numerics (MKL_CBWR=COMPATIBLE) that one's last bits depend on the hardware, which
+    # made an Intel Xeon ground other checkpoints than AMD EPYCs (docs/reproducibility.md,
+    # "The square root, found under an emulator"). Not yet on for any recipe: it changes every
+    # checkpoint, so the cards of a domain are rebuilt when it is switched on there.
+    fused_adam: bool = False
 
     @classmethod
     def for_domain(cls, domain, **fields) -> TrainSettings:
@@ -99,7 +106,7 @@ class TrainSettings:
 
 OPT_IN = {"hide_history": False, "hide_unseen": False, "short_apart": False, "length_pool": 0,
           "length_split": 0, "action_bins": 0, "action_weight": 1.0, "steps_per_episode": 0,
-          "holdout_per_task": False, "symmetries": False}
+          "holdout_per_task": False, "symmetries": False, "fused_adam": False}
 # Fields that say how a batch is run, not what it trains: the same gradient up to the order of
 # floating-point sums, like the number of processes, which the key does not count either
 # (``training.json`` records them all).
@@ -289,7 +296,7 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
                               tuple(domain.action_space.shape), domain.action_space.dtype, sentences)
     parameters = [p for p in model.parameters() if p.requires_grad]
     optimiser = torch.optim.AdamW(parameters, lr=settings.learning_rate(config.backbone, lora),
-                                  weight_decay=settings.weight_decay)
+                                  weight_decay=settings.weight_decay, fused=settings.fused_adam or None)
     per_episode = 2 + settings.dynamics_per_episode + settings.steps_per_episode
     per_epoch = -(-len(train_eps) * per_episode // settings.batch_size)
     total = per_epoch * settings.epochs
