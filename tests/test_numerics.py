@@ -62,23 +62,14 @@ def test_portable_numerics_override_the_kernels_a_cpu_picks():
 
 
 ADAM = """
-import hashlib
 import torch
 from imaginebench_data.imagine.determinism import pinned
+from imaginebench_data.imagine.fingerprint import KERNELS, _digest, adam_steps
 
-def step(**options):
-    with pinned():
-        torch.manual_seed(0)
-        weights = [torch.randn(192, 192, requires_grad=True), torch.randn(192, requires_grad=True)]
-        optimiser = torch.optim.AdamW(weights, lr=1e-3, **options)
-        for _ in range(3):
-            optimiser.zero_grad()
-            sum((w * w).sum() for w in weights).backward()
-            optimiser.step()
-        return hashlib.sha256(b"".join(w.detach().numpy().tobytes() for w in weights)).hexdigest()
-
-root = torch.linspace(0.1, 4.0, 36864).sqrt()  # MKL's square root
-print(hashlib.sha256(root.numpy().tobytes()).hexdigest(), step(), step(fused=True))
+seeded = lambda: torch.Generator().manual_seed(0)
+with pinned():
+    print(_digest(KERNELS["torch: square root (MKL's vector math)"](seeded())),
+          _digest(adam_steps(seeded(), "AdamW")), _digest(adam_steps(seeded(), "AdamW", fused=True)))
 """
 
 

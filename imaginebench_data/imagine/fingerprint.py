@@ -108,10 +108,15 @@ def _attention(generator):
 
 @kernel("torch: Adam step")
 def _adam(generator):
+    return adam_steps(generator)
+
+
+def adam_steps(generator, optimizer: str = "Adam", **options):
+    """Three steps of ``torch.optim.<optimizer>(..., **options)`` on two seeded weights."""
     import torch
 
     weights = [_rows(generator, 192, 192).requires_grad_(), _rows(generator, 192).requires_grad_()]
-    optimizer = torch.optim.Adam(weights, lr=3e-4)
+    optimizer = getattr(torch.optim, optimizer)(weights, lr=3e-4, **options)
     for _ in range(3):
         optimizer.zero_grad()
         sum((w * w).sum() for w in weights).backward()
