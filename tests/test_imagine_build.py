@@ -125,7 +125,7 @@ def test_grounding_epochs_and_levers_follow_the_scale(minari_root, models, recip
     epochs = []
 
     def record(*args, settings, **kwargs):
-        epochs.append((settings.epochs, settings.symmetries, settings.length_split))
+        epochs.append((settings.epochs, settings.symmetries, settings.length_split, settings.fused_adam))
         raise _Grounded
 
     monkeypatch.setattr(store, "train_grounding", record)
@@ -133,8 +133,9 @@ def test_grounding_epochs_and_levers_follow_the_scale(minari_root, models, recip
         with pytest.raises(_Grounded):
             build(EASY, scale, episodes=4, workers=1, epochs=given, cards_dir=tmp_path / "cards",
                   recipes=recipes, progress=False)
-    # CLEVR's demo builds ground on symmetric copies in batches of 2 parts; its paper builds do not
-    assert epochs == [(1, True, 2), (2, False, 0), (7, False, 0)]
+    # CLEVR's demo builds ground on symmetric copies in batches of 2 parts, with the fused AdamW;
+    # its paper builds do none of these
+    assert epochs == [(1, True, 2, True), (2, False, 0, False), (7, False, 0, False)]
     assert not (minari_root / "imaginebench" / "clevr-easy-imaginary-v0").exists()
     # the shipped recipes: 20 epochs at demo scale; at paper scale KALM's 10 for CLEVR, 5 elsewhere
     shipped = load_recipes()
@@ -142,9 +143,12 @@ def test_grounding_epochs_and_levers_follow_the_scale(minari_root, models, recip
     assert shipped["imaginebench/babyai-easy-verified-v0"].train_epochs == {"demo": 20, "paper": 5}
     with pytest.raises(ValueError, match="train_epochs must give every scale"):
         replace(shipped[EASY], train_epochs={"demo": 20})
+    clevr_demo = {"symmetries": True, "length_split": 2, "fused_adam": True}
     for twin in (EASY, "imaginebench/clevr-hard-verified-v0"):
-        assert shipped[twin].train_levers == {"demo": {"symmetries": True, "length_split": 2}, "paper": {}}
-    assert shipped["imaginebench/babyai-easy-verified-v0"].train_levers == {"demo": {}, "paper": {}}
+        assert shipped[twin].train_levers == {"demo": clevr_demo, "paper": {}}
+    assert shipped["imaginebench/babyai-easy-verified-v0"].train_levers == {"demo": {"fused_adam": True},
+                                                                          "paper": {}}
+    assert shipped["imaginebench/metaworld-easy-verified-v0"].train_levers == {"demo": {}, "paper": {}}
     with pytest.raises(ValueError, match=r"train_levers are per scale .* got scale\(s\) \['large'\]"):
         replace(shipped[EASY], train_levers={"large": {"symmetries": True}})
 

@@ -78,8 +78,8 @@ class TrainSettings:
     # root, instead of the per-parameter step whose square root is MKL's vector math; under
     # portable numerics (MKL_CBWR=COMPATIBLE) that one's last bits depend on the hardware, which
     # made an Intel Xeon ground other checkpoints than AMD EPYCs (docs/reproducibility.md,
-    # "The square root, found under an emulator"). Not yet on for any recipe: it changes every
-    # checkpoint, so the cards of a domain are rebuilt when it is switched on there.
+    # "The square root, found under an emulator"). On for the demo recipes of the domains whose
+    # cards were rebuilt with it (``Recipe.train_levers``): it changes every checkpoint.
     fused_adam: bool = False
 
     @classmethod
