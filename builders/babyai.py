@@ -21,7 +21,7 @@ Run one with ``imaginebench build imaginebench/babyai-train-real-v0 --scale demo
 ``python -m imaginebench_data.builders.babyai [--scale paper]``.
 """
 
-from imaginebench_data.pipeline.recipe import Recipe, main, model_twins
+from imaginebench_data.pipeline.recipe import FUSED_ADAM, Recipe, main, model_twins
 
 SCALES = {"train": (840, 8400, 11000), "rephrase": (420, 8400, 12000), "easy": (400, 18000, 13000),
           "hard": (300, 18000, 14000)}
@@ -46,10 +46,8 @@ RECIPES = [
     for level, (demo, paper, seed) in SCALES.items()
 ]
 
-# AdamW steps with its fused kernel at demo scale, whose bits an Intel Xeon and an AMD EPYC share
-# (the default step's square root is the hardware's: docs/reproducibility.md).
 RECIPES += [twin for recipe in RECIPES if recipe.level != "train"
-            for twin in model_twins(recipe, train_levers={"demo": {"fused_adam": True}})]
+            for twin in model_twins(recipe, train_levers={"demo": FUSED_ADAM})]
 
 if __name__ == "__main__":
     main(RECIPES)

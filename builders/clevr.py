@@ -18,7 +18,7 @@ Run one with ``imaginebench build imaginebench/clevr-train-real-v0 --scale demo`
 ``python -m imaginebench_data.builders.clevr [--scale paper]``.
 """
 
-from imaginebench_data.pipeline.recipe import TRAIN_EPOCHS, Recipe, main, model_twins
+from imaginebench_data.pipeline.recipe import FUSED_ADAM, TRAIN_EPOCHS, Recipe, main, model_twins
 
 RECIPES = [
     Recipe(
@@ -56,13 +56,12 @@ RECIPES = [
 # sees each training episode as a symmetric copy (colours permuted, the table mirrored): over 6
 # seeds it imagined easy 41.5% and hard 23.6% against 36.0% and 15.1% (docs/experiments.md,
 # "CLEVR: symmetric copies over 6 seeds"); each batch runs in 2 parts of like lengths, the same
-# gradient for 1.45x less time; AdamW steps with its fused kernel, whose bits an Intel Xeon and an
-# AMD EPYC share (the default step's square root is the hardware's: docs/reproducibility.md).
-# Paper scale grounds as before (its cards were built so).
+# gradient for 1.45x less time; AdamW steps with its fused kernel (FUSED_ADAM). Paper scale
+# grounds as before (its cards were built so).
 RECIPES += [twin for recipe in RECIPES if recipe.level != "train"
             for twin in model_twins(recipe, train_epochs={**TRAIN_EPOCHS, "paper": 10},
                                     train_levers={"demo": {"symmetries": True, "length_split": 2,
-                                                           "fused_adam": True}})]
+                                                           **FUSED_ADAM}})]
 
 if __name__ == "__main__":
     main(RECIPES)

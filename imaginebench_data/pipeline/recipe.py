@@ -15,6 +15,10 @@ GENERATORS = ("expert", "imagine", "verify")
 # take KALM's 10 for CLEVR (builders/clevr.py). The paper-scale training sets are 8-50x their demo
 # ones, so these are still 2.5-12.5x the demo's optimiser steps (CLEVR: 4x).
 TRAIN_EPOCHS = {"demo": 20, "paper": 5}
+# AdamW's fused step, whose bits an Intel Xeon and an AMD EPYC share (the default step's square
+# root is the hardware's: docs/reproducibility.md); in the demo levers of the domains whose cards
+# were rebuilt with it.
+FUSED_ADAM = {"fused_adam": True}
 MODEL_GENERATORS = ("imagine", "verify")  # grounded on ``train_from``
 
 
@@ -139,10 +143,12 @@ def model_twins(oracle: Recipe, train_epochs: dict[str, int] | None = None,
 
 
 def level_recipes(domain: str, label: str, levels: dict[str, tuple[int, int, int, int]],
-                  descriptions: dict[str, str]) -> list[Recipe]:
+                  descriptions: dict[str, str],
+                  train_levers: dict[str, dict[str, Any]] | None = None) -> list[Recipe]:
     """The real recipe of every level (``levels[level] = (tasks, seed, demo per task, paper per
     task)``; "<label> expert rollouts of <description>.", "Oracle: ..." past train) and the
-    imagined and verified twins of every oracle; none built by ``make demo``."""
+    imagined and verified twins of every oracle, grounding with ``train_levers`` (as
+    ``model_twins``); none built by ``make demo``."""
     real = [
         Recipe(f"imaginebench/{domain}-{level}-real-v0",
                episodes={"demo": tasks * demo, "paper": tasks * paper}, seed=seed, default=False,
@@ -150,7 +156,8 @@ def level_recipes(domain: str, label: str, levels: dict[str, tuple[int, int, int
                + descriptions[level] + ".")
         for level, (tasks, seed, demo, paper) in levels.items()
     ]
-    twins = [twin for recipe in real if recipe.level != "train" for twin in model_twins(recipe)]
+    twins = [twin for recipe in real if recipe.level != "train"
+             for twin in model_twins(recipe, train_levers=train_levers)]
     return real + twins
 
 
