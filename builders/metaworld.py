@@ -15,7 +15,7 @@ Run one with ``imaginebench build imaginebench/metaworld-train-real-v0 --scale d
 ``python -m imaginebench_data.builders.metaworld [--scale paper]``.
 """
 
-from imaginebench_data.pipeline.recipe import level_recipes, main
+from imaginebench_data.pipeline.recipe import FUSED_ADAM, level_recipes, main
 
 # level: (tasks, seed)
 LEVELS = {"train": (10, 5000), "rephrase": (10, 6000), "easy": (8, 7000), "hard": (4, 8000)}
@@ -31,7 +31,8 @@ DESCRIPTIONS = {
 
 COUNTS = {level: (tasks, seed, DEMO_PER_TASK, PAPER_PER_TASK[level])
           for level, (tasks, seed) in LEVELS.items()}
-RECIPES = level_recipes("metaworld", "Meta-World", COUNTS, DESCRIPTIONS)
+RECIPES = level_recipes("metaworld", "Meta-World", COUNTS, DESCRIPTIONS,
+                        train_levers={"demo": FUSED_ADAM})
 
 if __name__ == "__main__":
     main(RECIPES)
