@@ -46,10 +46,11 @@ def weights(checkpoint: Path) -> dict:
 def test_two_processes_ground_the_model_one_process_grounds(real, tmp_path, monkeypatch):
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(real))
     llama = save_tiny_llama(tmp_path / "tiny-llama")
-    # CLEVR's demo builds ground on symmetric copies, each batch in 2 parts: the command keeps the
-    # copies and leaves the parts, a one-process lever of the same gradient, off on 2 processes
+    # CLEVR's demo builds ground on symmetric copies with the fused AdamW, each batch in 2 parts:
+    # the command keeps the copies and the fused step and leaves the parts, a one-process lever
+    # of the same gradient, off on 2 processes
     train_grounding(TRAIN, tmp_path / "one", backbone=str(llama), sentence_encoder=None,
-                    settings=TrainSettings(**SETTINGS, symmetries=True), progress=False)
+                    settings=TrainSettings(**SETTINGS, symmetries=True, fused_adam=True), progress=False)
     # As a user runs it: the ground command, 2 processes, the same global batch of 12 (6 each).
     env = {**os.environ, "IMAGINEBENCH_MODELS": str(tmp_path / "models"), "OMP_NUM_THREADS": "1"}
     command = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
@@ -62,7 +63,7 @@ def test_two_processes_ground_the_model_one_process_grounds(real, tmp_path, monk
     [two] = list((tmp_path / "models").iterdir())
     training = checkpoint_provenance(two)["training"]
     assert training["processes"] == 2 and training["batch_size"] == 12
-    assert checkpoint_provenance(two)["training_levers"] == {"symmetries": True}
+    assert checkpoint_provenance(two)["training_levers"] == {"symmetries": True, "fused_adam": True}
     history = [json.loads((p / "training.json").read_text())["history"] for p in (tmp_path / "one", two)]
     for a, b in zip(*history, strict=True):
         assert a == pytest.approx(b, abs=1e-4)  # epoch mean losses, stored to 5 decimals
