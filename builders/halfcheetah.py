@@ -19,7 +19,7 @@ by default), all seven with ``imaginebench build --domain halfcheetah`` or
 ``python -m imaginebench_data.builders.halfcheetah``.
 """
 
-from imaginebench_data.pipeline.recipe import level_recipes, main
+from imaginebench_data.pipeline.recipe import FUSED_ADAM, level_recipes, main
 
 # level: (tasks, seed)
 LEVELS = {"train": (4, 21000), "rephrase": (4, 22000), "easy": (2, 23000), "hard": (3, 24000)}
@@ -35,7 +35,8 @@ DESCRIPTIONS = {
 
 COUNTS = {level: (tasks, seed, DEMO_PER_TASK, PAPER_PER_TASK[level])
           for level, (tasks, seed) in LEVELS.items()}
-RECIPES = level_recipes("halfcheetah", "HalfCheetah", COUNTS, DESCRIPTIONS)
+RECIPES = level_recipes("halfcheetah", "HalfCheetah", COUNTS, DESCRIPTIONS,
+                        train_levers={"demo": FUSED_ADAM})
 
 if __name__ == "__main__":
     main(RECIPES)

@@ -123,6 +123,33 @@ def test_the_comparison_gives_the_same_rows_on_two_workers(train_set, tmp_path):
         compare("clevr", **runs, workers=0)
 
 
+def test_every_training_sees_one_thread_whatever_the_process_has(train_set, tmp_path, monkeypatch):
+    """The thread count changes a training's bits (HalfCheetah's BC, 2026-12-03), so a training
+    runs on BASELINE_THREADS threads in this process as in a worker, and the count is restored."""
+    import torch
+
+    import imaginebench_data.baselines.compare as compare_module
+
+    easy = "imaginebench/clevr-easy-real-v0"
+    build(easy, episodes=8, workers=1, cards_dir=tmp_path / "cards", progress=False)
+    seen = []
+
+    def counted(*args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return train_policy(*args, **kwargs)
+
+    train_policy = compare_module.train_policy
+    monkeypatch.setattr(compare_module, "train_policy", counted)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        compare("clevr", levels=("easy",), regimes=("real",), seeds=1, steps=20, encoder=None, progress=False)
+        assert seen == [compare_module.BASELINE_THREADS] == [1]
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_a_policy_is_trained_once_for_every_level_its_datasets_serve(train_set, tmp_path, monkeypatch):
     """real-only is the same training set at every level: one training per seed, evaluated at
     each level, to the rows that one training per row gives (the sampling policy's draws are

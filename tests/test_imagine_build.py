@@ -150,6 +150,8 @@ def test_grounding_epochs_and_levers_follow_the_scale(minari_root, models, recip
                                                                           "paper": {}}
     assert shipped["imaginebench/metaworld-easy-verified-v0"].train_levers == {"demo": {"fused_adam": True},
                                                                              "paper": {}}
+    assert shipped["imaginebench/halfcheetah-easy-verified-v0"].train_levers == {"demo": {"fused_adam": True},
+                                                                               "paper": {}}
     assert shipped["imaginebench/libero-easy-verified-v0"].train_levers == {"demo": {}, "paper": {}}
     with pytest.raises(ValueError, match=r"train_levers are per scale .* got scale\(s\) \['large'\]"):
         replace(shipped[EASY], train_levers={"large": {"symmetries": True}})

@@ -27,11 +27,13 @@ evaluation). The row that trained the policy says so (``trains``) and its ``seco
 the training; the others count their evaluation only.
 
 Trainings are independent (each seeds its own training and its evaluations), so ``workers`` > 1
-spreads them over that many spawned processes. Each worker gets its share of the cores as
-torch threads: with 2 threads each, 2 workers on 2 cores ran about 20x slower than with one
-thread each, the threads of one waiting busily for cores the other holds. The rows are the
-same as in one process: BC gave the same bits with 1 and 2 threads on CLEVR and Meta-World
-(2026-11-26), and ``tests/test_adapters_bc.py`` compares 1 and 2 workers.
+spreads them over that many spawned processes. Every training runs on ``BASELINE_THREADS``
+(one) torch thread, in one process or many: with 2 threads each, 2 workers on 2 cores ran about
+20x slower than with one thread each, the threads of one waiting busily for cores the other
+holds; and the thread count changes the bits (BC gave the same bits with 1 and 2 threads on
+CLEVR and Meta-World on 2026-11-26, not on HalfCheetah on 2026-12-03), so the rows are the same
+whatever ``workers`` is. ``tests/test_adapters_bc.py`` compares 1 and 2 workers and checks the
+thread count a training sees. Use as many workers as cores.
 
 A long comparison (continuous CQL on Meta-World: about 20 CPU-minutes a training) can keep a
 ``journal``: a CSV to which each training's rows are appended as it finishes, with a key of the
@@ -45,18 +47,17 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
-import os
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import pandas as pd
-import torch
 from tqdm.auto import tqdm
 
 from ..core.task import LEVELS
 from ..datasets.read import local_ids, read_card
 from ..domains import get_domain
+from ..imagine.determinism import intra_op_threads
 from ..loader.evaluate import evaluate
 from ..loader.sampler import Sampler
 from ..loader.transitions import load
@@ -67,6 +68,11 @@ ALGOS = ("bc", *ALGORITHMS)
 REGIMES = ("real", "real+imaginary", "real+verified", "oracle")
 BUDGETS = {"demo": 5_000, "paper": 500_000}  # gradient steps per run
 MIN_EPISODES = 40
+# A training's rows must not depend on --workers or the core count: a matrix product's sums split
+# over the intra-op threads, so HalfCheetah's training-task BC (seed 0) ended at loss 0.07405 on one
+# worker with 2 threads and 0.07965 on two with one each (2026-12-03, a 2-core AMD EPYC). Every
+# training runs on one thread, as the committed tables' did (2 workers on 2 cores).
+BASELINE_THREADS = 1
 JOURNAL_COLUMNS = ("domain", "algo", "level", "regime", "seed", "success_rate", "episodes", "final_loss",
                    "trains", "seconds", "settings")  # a row of train_and_evaluate's, and its settings' key
 
@@ -163,10 +169,8 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
         for training in trainings:
             finished(train_and_evaluate(*training, samplers=samplers))
     else:
-        workers = min(workers, len(trainings))
-        threads = max(1, (os.cpu_count() or 1) // workers)
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=torch.set_num_threads, initargs=(threads,)) as pool:
+        with ProcessPoolExecutor(min(workers, len(trainings)),
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
             try:
                 futures = [pool.submit(train_and_evaluate, *training) for training in trainings]
                 for future in as_completed(futures):
@@ -231,11 +235,12 @@ def _append_journal(path: Path, key: str, part: list[dict]) -> None:
 _SAMPLERS: dict = {}  # a worker process's samplers, kept across the trainings it is given
 
 
+@intra_op_threads(BASELINE_THREADS)
 def train_and_evaluate(domain: str, algo: str, datasets: dict[str, float], seed: int, steps: int, encoder,
                        options: dict | None, uses: list[tuple[str, str]],
                        samplers: dict | None = None) -> list[dict]:
     """Train ``algo`` on ``datasets`` with ``seed`` once, and evaluate it at each (level, regime)
-    of ``uses``: one row each."""
+    of ``uses``: one row each, on ``BASELINE_THREADS`` threads."""
     started = time.perf_counter()
     policy, losses = train_policy(algo, datasets, steps, seed, encoder,
                                   _SAMPLERS if samplers is None else samplers, options)

@@ -27,18 +27,32 @@ import torch
 COMPUTE_THREADS = 2
 
 
+class intra_op_threads(contextlib.ContextDecorator):  # noqa: N801 - used as a decorator, like a function
+    """Within: ``count`` intra-op threads, whatever the machine has; the count before restored on exit."""
+
+    def __init__(self, count: int):
+        self.count = count
+
+    def __enter__(self) -> intra_op_threads:
+        self._before = torch.get_num_threads()
+        torch.set_num_threads(self.count)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        torch.set_num_threads(self._before)
+
+
 class pinned(contextlib.ContextDecorator):  # noqa: N801 - used as a decorator, like a function
     """Within: ``COMPUTE_THREADS`` threads and deterministic algorithms; restored on exit."""
 
     def __enter__(self) -> pinned:
-        self._threads = torch.get_num_threads()
+        self._threads = intra_op_threads(COMPUTE_THREADS).__enter__()
         self._deterministic = torch.are_deterministic_algorithms_enabled()
         self._warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
-        torch.set_num_threads(COMPUTE_THREADS)
         torch.use_deterministic_algorithms(True, warn_only=True)
         return self
 
     def __exit__(self, *exc) -> None:
-        torch.set_num_threads(self._threads)
+        self._threads.__exit__(*exc)
         torch.use_deterministic_algorithms(self._deterministic, warn_only=self._warn_only)
