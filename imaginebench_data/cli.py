@@ -497,7 +497,9 @@ def numerics_fingerprint(
         kernels.choose("portable")
     hashes = fingerprint.fingerprint(progress=lambda name: err_console.print(f"[dim]{name}[/dim]"))
     here = fingerprint.machine()
-    console.print(", ".join(f"{key} {value}" for key, value in here.items()), highlight=False)
+    # one line each, however narrow the terminal: scripts and tests read them whole (an Intel
+    # Xeon with AMX names enough vector extensions to wrap at 80 columns)
+    console.print(", ".join(f"{key} {value}" for key, value in here.items()), highlight=False, soft_wrap=True)
     table = Table(title="kernel fingerprints")
     for column in ("kernel", "this machine", *(("saved", "") if theirs else ())):
         table.add_column(column)
@@ -514,9 +516,10 @@ def numerics_fingerprint(
     if theirs:
         other = ", ".join(f"{key} {value}" for key, value in theirs["machine"].items()) or "not recorded"
         differ = [name for name, verdict in verdicts.items() if verdict == "differs"]
-        console.print(f"saved on: {other}", highlight=False)
+        console.print(f"saved on: {other}", highlight=False, soft_wrap=True)
         console.print(f"{len(differ)} of {len(verdicts)} kernels differ" + (f": {', '.join(differ)}" if differ
-                                                                            else ""), highlight=False)
+                                                                            else ""), highlight=False,
+                      soft_wrap=True)
         if differ:
             raise typer.Exit(1)
 
