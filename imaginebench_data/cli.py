@@ -499,7 +499,7 @@ def numerics_fingerprint(
     here = fingerprint.machine()
     # one line each, however narrow the terminal: scripts and tests read them whole (an Intel
     # Xeon with AMX names enough vector extensions to wrap at 80 columns)
-    console.print(", ".join(f"{key} {value}" for key, value in here.items()), highlight=False, soft_wrap=True)
+    console.print(_machine_line(here), highlight=False, soft_wrap=True)
     table = Table(title="kernel fingerprints")
     for column in ("kernel", "this machine", *(("saved", "") if theirs else ())):
         table.add_column(column)
@@ -514,7 +514,7 @@ def numerics_fingerprint(
         fingerprint.save(save, hashes)
         console.print(f"saved {save}")
     if theirs:
-        other = ", ".join(f"{key} {value}" for key, value in theirs["machine"].items()) or "not recorded"
+        other = _machine_line(theirs["machine"]) or "not recorded"
         differ = [name for name, verdict in verdicts.items() if verdict == "differs"]
         console.print(f"saved on: {other}", highlight=False, soft_wrap=True)
         console.print(f"{len(differ)} of {len(verdicts)} kernels differ" + (f": {', '.join(differ)}" if differ
@@ -522,6 +522,11 @@ def numerics_fingerprint(
                       soft_wrap=True)
         if differ:
             raise typer.Exit(1)
+
+
+def _machine_line(machine: dict) -> str:
+    """A fingerprint's machine, ``key value`` pairs on one line."""
+    return ", ".join(f"{key} {value}" for key, value in machine.items())
 
 
 @app.command("evaluate", epilog=_examples("imaginebench evaluate --domain clevr --algo bc --seeds 3",
