@@ -23,7 +23,7 @@ by default), all seven with ``imaginebench build --domain libero`` or
 ``python -m imaginebench_data.builders.libero``.
 """
 
-from imaginebench_data.pipeline.recipe import level_recipes, main
+from imaginebench_data.pipeline.recipe import FUSED_ADAM, level_recipes, main
 
 # level: (tasks, seed, demo episodes per task, paper episodes per task)
 LEVELS = {"train": (6, 15000, 30, 1000), "rephrase": (6, 16000, 8, 200), "easy": (12, 17000, 8, 200),
@@ -35,7 +35,8 @@ DESCRIPTIONS = {
     "hard": "the 13 hard tasks (sequential, aside, all, out of the basket)",
 }
 
-RECIPES = level_recipes("libero", "LIBERO", LEVELS, DESCRIPTIONS)
+RECIPES = level_recipes("libero", "LIBERO", LEVELS, DESCRIPTIONS,
+                        train_levers={"demo": FUSED_ADAM})
 
 if __name__ == "__main__":
     main(RECIPES)

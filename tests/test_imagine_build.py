@@ -146,10 +146,9 @@ def test_grounding_epochs_and_levers_follow_the_scale(minari_root, models, recip
     clevr_demo = {"symmetries": True, "length_split": 2, "fused_adam": True}
     for twin in (EASY, "imaginebench/clevr-hard-verified-v0"):
         assert shipped[twin].train_levers == {"demo": clevr_demo, "paper": {}}
-    for domain in ("babyai", "metaworld", "halfcheetah"):
+    for domain in ("babyai", "metaworld", "halfcheetah", "libero"):
         levers = shipped[f"imaginebench/{domain}-easy-verified-v0"].train_levers
         assert levers == {"demo": {"fused_adam": True}, "paper": {}}, domain
-    assert shipped["imaginebench/libero-easy-verified-v0"].train_levers == {"demo": {}, "paper": {}}
     with pytest.raises(ValueError, match=r"train_levers are per scale .* got scale\(s\) \['large'\]"):
         replace(shipped[EASY], train_levers={"large": {"symmetries": True}})
 
