@@ -109,10 +109,10 @@ def imagine_level(model, domain, level: str, prompts: list[LevelPrompt], sentenc
                                  batch_size=64, decode=decode or domain.decode_state))
 
 
-def closed_loop(model, domain, level: str, prompts: list[LevelPrompt], sentences):
-    """The rollouts of ``imagine_level`` with every predicted state replaced by the state the
-    simulator reaches from the previous one under the model's chosen action."""
-    sim, chosen = domain.simulator(), {}
+def imagine_stepped(model, domain, level: str, prompts: list[LevelPrompt], sentences, step):
+    """The rollouts of ``imagine_level`` with every predicted state replaced by
+    ``step(previous states, the model's chosen actions)``."""
+    chosen = {}
     choose_action = model.choose_action
 
     def remembered(hidden, draws=None):
@@ -120,14 +120,23 @@ def closed_loop(model, domain, level: str, prompts: list[LevelPrompt], sentences
         chosen["actions"] = action.cpu().numpy()
         return action
 
-    def simulated(previous: np.ndarray, predicted: np.ndarray) -> np.ndarray:
-        return np.stack([sim.step_from(state, int(a)) for state, a in zip(previous, chosen["actions"])])
-
     model.choose_action = remembered
     try:
-        return imagine_level(model, domain, level, prompts, sentences, decode=simulated)
+        return imagine_level(model, domain, level, prompts, sentences,
+                             decode=lambda previous, predicted: step(previous, chosen["actions"]))
     finally:
         model.choose_action = choose_action
+
+
+def closed_loop(model, domain, level: str, prompts: list[LevelPrompt], sentences):
+    """The rollouts of ``imagine_level`` with every predicted state replaced by the state the
+    simulator reaches from the previous one under the model's chosen action."""
+    sim = domain.simulator()
+
+    def simulated(previous: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        return np.stack([sim.step_from(state, int(a)) for state, a in zip(previous, actions)])
+
+    return imagine_stepped(model, domain, level, prompts, sentences, simulated)
 
 
 def by_task(prompts: list[LevelPrompt], rollouts) -> dict[str, list[bool]]:

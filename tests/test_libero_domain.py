@@ -164,6 +164,7 @@ def soup_near(entity, offset):
     ("out_of_workspace", lambda s: s.__setitem__(slice(7, 10), (1.0, 0.0, 0.3))),
     ("interpenetration", soup_near("salad_dressing", (0.03, 0, 0))),  # centres 3 cm apart
     ("interpenetration", soup_near("basket", (0, 0, 0.02))),  # sunk into the basket's floor
+    ("interpenetration", lambda s: s.__setitem__(SOUP + 2, 0.02)),  # centre 2 cm up: in the floor
     ("joint_out_of_range", lambda s: s.__setitem__(3, 0.3)),
     ("bad_quaternion", lambda s: s.__setitem__(slice(SOUP + 3, SOUP + 7), 2.0)),
     ("non_finite", lambda s: s.__setitem__(SOUP, np.nan)),
@@ -265,7 +266,8 @@ def test_the_grip_site_beyond_reach_lands_on_the_sphere_along_its_line():
 
 def test_items_inside_each_other_are_pushed_apart_half_each_way():
     dressing = np.array([*region_centre("salad_dressing"), REST_HEIGHT["salad_dressing"]])
-    s = scene(alphabet_soup=dressing + (0.03, 0, 0))  # centres 3 cm apart: 4.4 cm of overlap
+    # centres 3 cm apart (4.4 cm of overlap), the soup held at the bottle's height
+    s = scene(eef=dressing + (0.03, 0, 0.03), alphabet_soup=dressing + (0.03, 0, 0))
     assert kinds(s) == {"interpenetration"}
     out = project(s)
     soup, bottle = out[SOUP:SOUP + 3], out[SLOT_START["salad_dressing"]:SLOT_START["salad_dressing"] + 3]
@@ -275,12 +277,45 @@ def test_items_inside_each_other_are_pushed_apart_half_each_way():
 
 
 def test_an_item_sunk_into_the_basket_floor_is_lifted_onto_it():
-    s = scene(alphabet_soup=in_basket(0.0, 0.02))
+    s = scene(eef=in_basket(0.0, 0.05), alphabet_soup=in_basket(0.0, 0.02))  # under the hand: not settled
     assert kinds(s) == {"interpenetration"}
     out = project(s)
     assert out[SOUP + 2] == pytest.approx(BASKET[2] + 0.022 + 0.031, abs=1e-6)
     np.testing.assert_array_equal(out[SOUP:SOUP + 2], s[SOUP:SOUP + 2])
     assert not kinds(out)
+
+
+@pytest.mark.parametrize("z", [0.0, 0.02, 0.15])  # in the floor (illegal), in it within the tolerance, afloat
+def test_an_item_out_of_the_hand_settles_on_the_floor(z):
+    s = scene()
+    s[SOUP + 2] = z
+    out = project(s)
+    assert out[SOUP + 2] == np.float32(REST_HEIGHT["alphabet_soup"])
+    keep = np.ones(STATE_DIM, bool)
+    keep[SOUP + 2] = False
+    np.testing.assert_array_equal(out[keep], s[keep])
+    assert not kinds(out)
+
+
+def test_an_item_out_of_the_hand_settles_on_the_basket_floor():
+    s = scene(alphabet_soup=in_basket(0.02, 0.12))  # over the basket, 6 cm above its resting height
+    out = project(s)
+    assert out[SOUP + 2] == pytest.approx(BASKET[2] + 0.022 + REST_HEIGHT["alphabet_soup"], abs=1e-6)
+    np.testing.assert_array_equal(out[SOUP:SOUP + 2], s[SOUP:SOUP + 2])
+
+
+@pytest.mark.parametrize("dx, dz, settles", [
+    (0.0, -0.044, False),   # hanging under the grip site (the salad dressing grasped at its top)
+    (0.045, -0.02, False),  # 4.5 cm to the side: still in the hand
+    (0.06, -0.02, True),    # 6 cm to the side: out of it
+    (0.0, 0.06, True),      # 6 cm above the grip site: out of it
+])
+def test_only_items_out_of_the_hand_settle(dx, dz, settles):
+    eef = np.array([0.0, -0.25, 0.2])
+    s = scene(eef=eef, cream_cheese=eef + (dx, 0.0, dz))
+    out = project(s)
+    cheese = SLOT_START["cream_cheese"] + 2
+    assert out[cheese] == (np.float32(REST_HEIGHT["cream_cheese"]) if settles else s[cheese])
 
 
 def test_a_row_with_a_nan_is_left_for_the_checkers():

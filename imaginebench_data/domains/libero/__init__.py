@@ -31,8 +31,9 @@ DOMAIN = Domain(
                             slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
     decode_state=project_onto_scene,  # onto the scene's state space (decode.py)
     decoding="projected onto the scene: joint angles and fingers clipped into their limits, the grip "
-    "site above the floor and within the arm's reach, items and basket on the floor area, items "
-    "inside each other or sunk into the basket's floor pushed apart, quaternions scaled to unit norm",
+    "site above the floor and within the arm's reach, items and basket on the floor area, items out "
+    "of the hand settled onto the floor or the basket's floor, items inside each other or sunk into "
+    "the floor or the basket's floor pushed apart, quaternions scaled to unit norm",
     prompt_steps=PROMPT_STEPS,
     prompting=f"the model is prompted afresh from the state reached every {PROMPT_STEPS} imagined "
     "steps, with the same instruction, until the task holds or its time limit",
@@ -86,9 +87,11 @@ DOMAIN = Domain(
         "(Domain.decode_state, decode.py): joint angles clipped into the Panda's limits and the "
         "fingers into 0..0.04 m (-0.04..0 m), the grip site lifted above the floor and moved onto "
         "the arm's reach along the line from its base, item and basket origins clipped into the "
-        "checkers' floor area, two items closer than their inner radii less the tolerance pushed "
-        "apart half each way until their inner radii touch, an item sunk into the basket's floor "
-        "lifted onto it, quaternions scaled to unit norm; the grip site is not recomputed from the "
+        "checkers' floor area, an item out of the hand (more than 5 cm sideways from the grip site or "
+        "5 cm above it) and more than 5 mm off its resting height put at it on the floor or the "
+        "basket's floor, two items closer than their inner radii less the tolerance pushed "
+        "apart half each way until their inner radii touch, an item sunk into the floor or the "
+        "basket's floor lifted onto it, quaternions scaled to unit norm; the grip site is not recomputed from the "
         "joints. The cards report the raw model output's rates beside the projected ones.",
     },
 )

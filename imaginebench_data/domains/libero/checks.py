@@ -7,7 +7,10 @@
   radii (half their smallest extent) less ``PENETRATION_TOLERANCE`` (5 mm), or an item
   inside the basket's footprint whose centre is below the top of the basket's floor plus
   its inner radius less ``BASKET_TOLERANCE`` (1 cm: the floor is measured in the upright
-  basket's frame, and the hand sometimes tips it): one solid inside another.
+  basket's frame, and the hand sometimes tips it), or an item whose centre is lower than its
+  inner radius less ``PENETRATION_TOLERANCE`` above the floor (z = 0; in every real LIBERO
+  state each item's centre is at least its inner radius less 0.5 mm up): one solid inside
+  another.
 - ``joint_out_of_range``: a Panda joint angle more than ``JOINT_TOLERANCE`` outside its
   limits, or a finger outside [0, 0.04] m by more than 5 mm.
 - ``bad_quaternion``: the hand's or an entity's quaternion norm off 1 by more than 0.1.
@@ -58,13 +61,18 @@ def sunk_into_basket(states: np.ndarray, item: str) -> np.ndarray:
     return over & (depth < INNER_RADIUS[item] - BASKET_TOLERANCE)
 
 
+def sunk_into_floor(states: np.ndarray, item: str) -> np.ndarray:
+    """(N,) bool: ``item``'s centre lower than its inner radius (less the tolerance) above the floor."""
+    return position(states, item)[:, 2] < INNER_RADIUS[item] - PENETRATION_TOLERANCE
+
+
 def _interpenetration(states: np.ndarray) -> np.ndarray:
     bad = np.zeros(len(states), bool)
     for i, a in enumerate(OBJECTS):
         for b in OBJECTS[i + 1:]:
             bad |= inside_each_other(states, a, b)
     for item in OBJECTS:
-        bad |= sunk_into_basket(states, item)
+        bad |= sunk_into_basket(states, item) | sunk_into_floor(states, item)
     return bad
 
 
