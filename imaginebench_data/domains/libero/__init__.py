@@ -91,8 +91,9 @@ DOMAIN = Domain(
         "5 cm above it) and more than 5 mm off its resting height put at it on the floor or the "
         "basket's floor, two items closer than their inner radii less the tolerance pushed "
         "apart half each way until their inner radii touch, an item sunk into the floor or the "
-        "basket's floor lifted onto it, quaternions scaled to unit norm; the grip site is not recomputed from the "
-        "joints. The cards report the raw model output's rates beside the projected ones.",
+        "basket's floor lifted onto it, quaternions scaled to unit norm; the grip site is not "
+        "recomputed from the joints. The cards report the raw model output's rates beside the "
+        "projected ones.",
     },
 )
 

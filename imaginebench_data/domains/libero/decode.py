@@ -17,9 +17,10 @@ projection, applied to every predicted state:
   ``NEAR_EEF`` (5 cm) sideways from the grip site, or more than 5 cm above it (a held item
   hangs under the grip site, the salad dressing's centre 4.4 cm under it, and a released one
   falls from there). The model lets resting items drift into the floor (by 5.8 cm, the soup's
-  median in its rejected transitions) or float above it, which no simulator step does: in one step the simulator lifts
-  such an item out, or lets it fall up to 11.8 mm (a 50 ms free fall). Of the 32,421 states of
-  the four real demo sets it moves two items' heights, by 7.5 mm at most;
+  median in its rejected transitions) or float above it, which no simulator step does: in one
+  step the simulator lifts such an item out, or lets it fall up to 11.8 mm (a 50 ms free
+  fall). Of the 32,421 states of the four real demo sets it moves two items' heights, by 7.5
+  mm at most;
 - pushes two items that are one inside the other (``checks``: closer than their inner radii
   less the tolerance) apart along the line joining their centres, half each way, until their
   inner radii touch, and lifts an item sunk into the basket's floor or the floor until its
