@@ -35,7 +35,13 @@ import numpy as np  # noqa: E402
 
 from imaginebench_data.domains import get_domain  # noqa: E402
 from imaginebench_data.domains.libero.checks import sunk_into_floor  # noqa: E402
-from imaginebench_data.domains.libero.layout import ENTITIES, OBJECTS, SLOT_START  # noqa: E402
+from imaginebench_data.domains.libero.layout import (  # noqa: E402
+    ENTITIES,
+    FINGERS,
+    JOINTS,
+    OBJECTS,
+    SLOT_START,
+)
 from imaginebench_data.imagine.checkpoint import load_checkpoint  # noqa: E402
 from imaginebench_data.imagine.evidence import predict_next_states  # noqa: E402
 from imaginebench_data.imagine.train import SentenceTable  # noqa: E402
@@ -72,7 +78,8 @@ def in_floor(states: np.ndarray) -> float:
     return float(np.any([sunk_into_floor(states, item) for item in OBJECTS], axis=0).mean())
 
 
-GROUPS = {"arm": slice(0, 16), **{name: slice(SLOT_START[name], SLOT_START[name] + 7) for name in ENTITIES}}
+GROUPS = {"arm": slice(JOINTS.start, FINGERS.stop),  # joints, grip site, hand quaternion, fingers
+          **{name: slice(SLOT_START[name], SLOT_START[name] + 7) for name in ENTITIES}}
 
 
 def beyond_by_group(simulated: np.ndarray, stored: np.ndarray) -> dict[str, float]:

@@ -52,13 +52,17 @@ def inside_each_other(states: np.ndarray, a: str, b: str) -> np.ndarray:
     return gap < INNER_RADIUS[a] + INNER_RADIUS[b] - PENETRATION_TOLERANCE
 
 
+def over_basket(states: np.ndarray, item: str) -> np.ndarray:
+    """(N,) bool: ``item``'s centre over the basket's footprint."""
+    return np.all(np.abs(position(states, item)[:, :2] - position(states, "basket")[:, :2]) < BASKET_HALF,
+                  axis=-1)
+
+
 def sunk_into_basket(states: np.ndarray, item: str) -> np.ndarray:
     """(N,) bool: ``item`` over the basket's footprint, its centre lower than its inner radius
     (less the tolerance) above the basket's floor."""
-    xyz, basket = position(states, item), position(states, "basket")
-    over = np.all(np.abs(xyz[:, :2] - basket[:, :2]) < BASKET_HALF, axis=-1)
-    depth = xyz[:, 2] - basket[:, 2] - BASKET_FLOOR
-    return over & (depth < INNER_RADIUS[item] - BASKET_TOLERANCE)
+    depth = position(states, item)[:, 2] - position(states, "basket")[:, 2] - BASKET_FLOOR
+    return over_basket(states, item) & (depth < INNER_RADIUS[item] - BASKET_TOLERANCE)
 
 
 def sunk_into_floor(states: np.ndarray, item: str) -> np.ndarray:

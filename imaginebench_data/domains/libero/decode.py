@@ -40,7 +40,6 @@ from .checks import (
     ARM_BASE,
     ARM_REACH,
     BASKET_FLOOR,
-    BASKET_HALF,
     FLOOR_HIGH,
     FLOOR_LOW,
     INNER_RADIUS,
@@ -48,6 +47,7 @@ from .checks import (
     JOINT_LOW,
     PENETRATION_TOLERANCE,
     inside_each_other,
+    over_basket,
     sunk_into_basket,
     sunk_into_floor,
 )
@@ -92,14 +92,19 @@ def _separate(rows: np.ndarray) -> bool:
     return moved
 
 
+def _onto_floor_area(rows: np.ndarray) -> None:
+    """Every item's and the basket's origin clipped into the checkers' floor area (in place)."""
+    for name in ENTITIES:
+        np.clip(position(rows, name), ORIGIN_MIN, ORIGIN_MAX, out=position(rows, name))
+
+
 def settle(rows: np.ndarray) -> None:
     """Every item out of the hand and off its resting height put at it (in place; see the
     module's docstring)."""
     basket, eef = position(rows, "basket"), position(rows, "eef")
     for item in OBJECTS:
         xyz = position(rows, item)
-        over = np.all(np.abs(xyz[:, :2] - basket[:, :2]) < BASKET_HALF, axis=-1)
-        rest = REST_HEIGHT[item] + np.where(over, basket[:, 2] + BASKET_FLOOR, 0.0)
+        rest = REST_HEIGHT[item] + np.where(over_basket(rows, item), basket[:, 2] + BASKET_FLOOR, 0.0)
         in_hand = ((np.linalg.norm(xyz[:, :2] - eef[:, :2], axis=-1) <= NEAR_EEF)
                    & (xyz[:, 2] < eef[:, 2] + NEAR_EEF))
         off = ~in_hand & (np.abs(xyz[:, 2] - rest) > PENETRATION_TOLERANCE)
@@ -119,12 +124,10 @@ def project_onto_scene(prev: np.ndarray, states: np.ndarray) -> np.ndarray:
     offset = eef - ARM_BASE
     reach = np.linalg.norm(offset, axis=1, keepdims=True)
     eef[:] = np.where(reach > REACH, ARM_BASE + offset * (REACH / np.maximum(reach, 1e-12)), eef)
-    for name in ENTITIES:
-        np.clip(position(rows, name), ORIGIN_MIN, ORIGIN_MAX, out=position(rows, name))
+    _onto_floor_area(rows)
     settle(rows)
     for _ in range(ROUNDS):
-        for name in ENTITIES:
-            np.clip(position(rows, name), ORIGIN_MIN, ORIGIN_MAX, out=position(rows, name))
+        _onto_floor_area(rows)
         if not _separate(rows):
             break
     for name in ("eef",) + ENTITIES:
