@@ -318,6 +318,34 @@ def test_only_items_out_of_the_hand_settle(dx, dz, settles):
     assert out[cheese] == (np.float32(REST_HEIGHT["cream_cheese"]) if settles else s[cheese])
 
 
+@pytest.mark.parametrize("eef_before, eef_after, kept", [
+    ((-0.15, 0.0, 0.26), (-0.15, 0.0, 0.26), True),   # the hand 20 cm away before and after
+    ((-0.15, 0.0, 0.26), (-0.09, -0.21, 0.2), False),  # it comes within 12 cm: the soup may move
+    ((-0.09, -0.21, 0.2), (-0.15, 0.0, 0.26), False),  # it leaves from within 12 cm
+])
+def test_an_item_out_of_reach_before_and_after_stays_where_it_was(eef_before, eef_after, kept):
+    before = scene(eef=eef_before)
+    after = scene(eef=eef_after)
+    soup = slice(SOUP, SOUP + 7)
+    after[SOUP:SOUP + 2] += (0.01, 0.02)                 # the model slid it 2.2 cm across the floor
+    after[SOUP + 3:SOUP + 7] = (0.0, 0.0, 0.6, 0.8)      # and turned it about the vertical
+    out = LB.decode_state(before[None], after[None])[0]
+    np.testing.assert_array_equal(out[soup], before[soup] if kept else after[soup])
+    keep = np.ones(STATE_DIM, bool)
+    keep[soup] = False
+    np.testing.assert_array_equal(out[keep], after[keep])
+
+
+@pytest.mark.parametrize("eef, kept", [((-0.15, 0.0, 0.26), True),   # 30 cm from its centre
+                                        ((0.0, 0.1, 0.2), False)])   # over its near rim
+def test_the_basket_out_of_reach_stays_where_it_was(eef, kept):
+    before, after = scene(eef=eef), scene(eef=eef)
+    basket = slice(SLOT_START["basket"], SLOT_START["basket"] + 3)
+    after[basket] += (0.0, 0.015, 0.0)
+    out = LB.decode_state(before[None], after[None])[0]
+    np.testing.assert_array_equal(out[basket], before[basket] if kept else after[basket])
+
+
 def test_a_row_with_a_nan_is_left_for_the_checkers():
     s = scene()
     s[SOUP] = np.nan
@@ -325,3 +353,33 @@ def test_a_row_with_a_nan_is_left_for_the_checkers():
     out = project(s)
     np.testing.assert_array_equal(np.isnan(out), np.isnan(s))
     assert out[3] == np.float32(0.4)
+
+
+# --- sub-goals: a task of putting items in the basket, prompted as training tasks ---------------
+
+
+def test_a_basket_task_is_prompted_as_picks_and_places_in_its_order():
+    hard = {t.id: t for t in LB.tasks("hard")}
+    ids = [g.id for g in LB.subgoals(hard["sequential-cream_cheese-alphabet_soup"], scene())]
+    assert ids == ["pick-cream_cheese", "place-cream_cheese", "pick-alphabet_soup", "place-alphabet_soup"]
+    assert len(LB.subgoals(hard["all"], scene())) == 6
+    easy = {t.id: t for t in LB.tasks("easy")}
+    assert [g.id for g in LB.subgoals(easy["pick-and-place-salad_dressing"], scene())] == [
+        "pick-salad_dressing", "place-salad_dressing"]
+    assert all(g.level == "train" for g in LB.subgoals(hard["all"], scene()))
+    for task_id in ("aside-cream_cheese", "out-of-alphabet_soup"):
+        assert LB.subgoals(hard[task_id], scene()) == ()
+    assert LB.subgoals(easy["pick-cream_cheese-place-to-alphabet_soup"], scene()) == ()
+    assert LB.subgoals(easy["reach-cream_cheese"], scene()) == ()
+
+
+def test_a_pick_sub_goal_also_holds_once_its_item_is_in_the_basket():
+    from imaginebench_data.imagine.prompting import holds
+    pick, place = LB.subgoals({t.id: t for t in LB.tasks("easy")}["pick-and-place-alphabet_soup"], scene())
+    resting, placed = scene(), scene(alphabet_soup=in_basket(-0.03, 0.022 + 0.038))
+    eef = np.array([*region_centre("alphabet_soup"), 0.1])
+    held = scene(eef=eef, alphabet_soup=eef - (0, 0, 0.03))
+    assert [holds(pick, s) for s in (resting, held, placed)] == [False, True, True]
+    assert [holds(place, s) for s in (resting, held, placed)] == [False, False, True]
+    train_pick = {t.id: t for t in LB.tasks("train")}["pick-alphabet_soup"]
+    assert not holds(train_pick, placed)  # the training task itself wants it lifted

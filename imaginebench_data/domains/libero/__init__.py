@@ -13,7 +13,7 @@ from .expert import LiberoExpert
 from .layout import STATE_DIM
 from .render import render
 from .sim import SIM_STATE_DIM, LiberoSimulator
-from .tasks import HORIZON, PROMPT_STEPS, tasks
+from .tasks import HORIZON, PROMPT_STEPS, subgoals, tasks
 
 DOMAIN = Domain(
     name="libero",
@@ -31,12 +31,16 @@ DOMAIN = Domain(
                             slot_words=original.SLOT_WORDS, task_slots=original.task_slots),
     decode_state=project_onto_scene,  # onto the scene's state space (decode.py)
     decoding="projected onto the scene: joint angles and fingers clipped into their limits, the grip "
-    "site above the floor and within the arm's reach, items and basket on the floor area, items out "
-    "of the hand settled onto the floor or the basket's floor, items inside each other or sunk into "
-    "the floor or the basket's floor pushed apart, quaternions scaled to unit norm",
+    "site above the floor and within the arm's reach, items and basket on the floor area, items and "
+    "basket out of the hand's reach kept where they were, items out of the hand settled onto the "
+    "floor or the basket's floor, items inside each other or sunk into the floor or the basket's "
+    "floor pushed apart, quaternions scaled to unit norm",
     prompt_steps=PROMPT_STEPS,
+    subgoals=subgoals,
     prompting=f"the model is prompted afresh from the state reached every {PROMPT_STEPS} imagined "
-    "steps, with the same instruction, until the task holds or its time limit",
+    "steps, with the same instruction, until the task holds or its time limit; a task of putting "
+    "items in the basket (easy pick-and-place, hard sequential and all) is prompted as training "
+    "tasks, the first not yet holding: pick the item up, then put it in the basket, item by item",
     render=render,
     grounding_levers=("hide_unseen",),  # the basket's quaternion never varies in training
     notes={
@@ -87,13 +91,15 @@ DOMAIN = Domain(
         "(Domain.decode_state, decode.py): joint angles clipped into the Panda's limits and the "
         "fingers into 0..0.04 m (-0.04..0 m), the grip site lifted above the floor and moved onto "
         "the arm's reach along the line from its base, item and basket origins clipped into the "
-        "checkers' floor area, an item out of the hand (more than 5 cm sideways from the grip site or "
-        "5 cm above it) and more than 5 mm off its resting height put at it on the floor or the "
-        "basket's floor, two items closer than their inner radii less the tolerance pushed "
-        "apart half each way until their inner radii touch, an item sunk into the floor or the "
-        "basket's floor lifted onto it, quaternions scaled to unit norm; the grip site is not "
-        "recomputed from the joints. The cards report the raw model output's rates beside the "
-        "projected ones.",
+        "checkers' floor area, an item or the basket that no part of the hand can touch before and "
+        "after the step (its centre farther sideways from the grip site than half the hand's 21 cm "
+        "span plus 4.5 cm for an item, 11.5 cm for the basket) kept where it was, an item out of "
+        "the hand (more than 5 cm sideways from the grip site or 5 cm above it) and more than 5 mm "
+        "off its resting height put at it on the floor or the basket's floor, two items closer "
+        "than their inner radii less the tolerance pushed apart half each way until their inner "
+        "radii touch, an item sunk into the floor or the basket's floor lifted onto it, "
+        "quaternions scaled to unit norm; the grip site is not recomputed from the joints. The "
+        "cards report the raw model output's rates beside the projected ones.",
     },
 )
 

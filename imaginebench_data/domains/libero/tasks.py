@@ -20,8 +20,11 @@ per-stage bonuses, so it is computable on imagined states. Horizon 500 steps, as
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache, partial
 from itertools import permutations
+
+import numpy as np
 
 from ...core.task import Task
 from .layout import LABEL, OBJECTS
@@ -52,6 +55,11 @@ PAIRS = tuple(permutations(OBJECTS, 2))
 
 def _success(prev, actions, states, conditions):
     return goal_reached(states, conditions)
+
+
+def _picked_or_placed(prev, actions, states, item):
+    """A pick sub-goal's success: the item held up, or already in the basket (``subgoals``)."""
+    return goal_reached(states, [near_eef(item), lifted(item)]) | goal_reached(states, [in_basket(item)])
 
 
 def _reward(prev, actions, states, conditions):
@@ -121,3 +129,20 @@ def _tasks(level: str) -> tuple[Task, ...]:
 def tasks(level: str) -> list[Task]:
     """The tasks of ``level``, in a fixed order (the order the eval env cycles through)."""
     return list(_tasks(level))
+
+
+def subgoals(task: Task, start: np.ndarray | None = None) -> tuple[Task, ...]:
+    """The training tasks a task made of pick-and-place moves is prompted as, in order
+    (``imagine.prompting``): for each item the task puts in the basket, pick it up, then put it
+    in the basket (``place-{item}``, which the model was grounded on from the item held): easy
+    pick-and-place-{item}, hard sequential-{item}-{other} and all. A pick sub-goal also holds
+    once its item is in the basket, so that a placed item is not picked up again. None for any
+    other task."""
+    if task.kind not in ("pick-and-place", "sequential", "all"):
+        return ()
+    train = {t.id: t for t in _tasks("train")}
+    stages = []
+    for item, _ in task.goal["moves"]:
+        pick = train[f"pick-{item}"]
+        stages += [replace(pick, success=partial(_picked_or_placed, item=item)), train[f"place-{item}"]]
+    return tuple(stages)
