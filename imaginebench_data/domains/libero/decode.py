@@ -130,8 +130,7 @@ def settle(rows: np.ndarray) -> None:
     for item in OBJECTS:
         xyz = position(rows, item)
         rest = REST_HEIGHT[item] + np.where(over_basket(rows, item), basket[:, 2] + BASKET_FLOOR, 0.0)
-        in_hand = ((np.linalg.norm(xyz[:, :2] - eef[:, :2], axis=-1) <= NEAR_EEF)
-                   & (xyz[:, 2] < eef[:, 2] + NEAR_EEF))
+        in_hand = (_sideways(rows, item) <= NEAR_EEF) & (xyz[:, 2] < eef[:, 2] + NEAR_EEF)
         off = ~in_hand & (np.abs(xyz[:, 2] - rest) > PENETRATION_TOLERANCE)
         xyz[off, 2] = rest[off]
 

@@ -57,9 +57,9 @@ def _success(prev, actions, states, conditions):
     return goal_reached(states, conditions)
 
 
-def _picked_or_placed(prev, actions, states, item):
-    """A pick sub-goal's success: the item held up, or already in the basket (``subgoals``)."""
-    return goal_reached(states, [near_eef(item), lifted(item)]) | goal_reached(states, [in_basket(item)])
+def _any_goal(prev, actions, states, goals):
+    """Success when any of ``goals`` (lists of conditions) is reached (``subgoals``' picks)."""
+    return np.any([goal_reached(states, conditions) for conditions in goals], axis=0)
 
 
 def _reward(prev, actions, states, conditions):
@@ -143,6 +143,7 @@ def subgoals(task: Task, start: np.ndarray | None = None) -> tuple[Task, ...]:
     train = {t.id: t for t in _tasks("train")}
     stages = []
     for item, _ in task.goal["moves"]:
-        pick = train[f"pick-{item}"]
-        stages += [replace(pick, success=partial(_picked_or_placed, item=item)), train[f"place-{item}"]]
+        pick, place = train[f"pick-{item}"], train[f"place-{item}"]
+        either = partial(_any_goal, goals=(pick.goal["conditions"], place.goal["conditions"]))
+        stages += [replace(pick, success=either), place]
     return tuple(stages)
