@@ -418,8 +418,9 @@ def ground(
                                                  "a task's (default: the domain's builds' choice, on for "
                                                  "Meta-World)."),
     symmetries: bool | None = typer.Option(None, "--symmetries/--no-symmetries", show_default=False,
-                                           help="Each training episode seen, every epoch, as a symmetric "
-                                           "copy (CLEVR: colours permuted, the table mirrored; default: "
+                                           help="Each training episode seen, every epoch, as a copy that "
+                                           "keeps its task (CLEVR: colours permuted, the table mirrored; "
+                                           "LIBERO: items the task leaves already in the basket; default: "
                                            "the domain's builds' choice)."),
     fused_adam: bool | None = typer.Option(None, "--fused-adam/--no-fused-adam", show_default=False,
                                            help="AdamW's fused kernel, whose square root is exact, not "
@@ -558,8 +559,9 @@ def evaluate_regimes(
     bins: int = typer.Option(0, help="bc, continuous actions: each action number one of this many "
                              "evenly spaced values (cross-entropy, sampled when acting); 0: "
                              "regression (MSE)."),
-    symmetries: bool = typer.Option(False, help="bc: every batch row a symmetric copy of itself (CLEVR: "
-                                    "colours permuted, the table mirrored)."),
+    symmetries: bool = typer.Option(False, help="bc: every batch row a copy of itself that keeps its task "
+                                    "(CLEVR: colours permuted, the table mirrored; LIBERO: items the task "
+                                    "leaves already in the basket)."),
     d3rlpy: list[str] = typer.Option(None, "--d3rlpy", help="cql, td3+bc: KEY=VALUE, a field of "
                                      "d3rlpy's config replacing its default (repeatable), e.g. "
                                      "--d3rlpy learning_rate=3e-4; a dotted KEY sets a nested config's "
@@ -631,7 +633,7 @@ def evaluate_regimes(
         options += ", states standardized" if normalize else ""
         options += ", history columns left out" if not history else ""
         options += f", each action number one of {bins} values (sampled)" if bins else ""
-        options += ", every batch row a symmetric copy" if symmetries else ""
+        options += ", every batch row a copy of itself (the domain's symmetry)" if symmetries else ""
         if algo != "bc":
             changed = ", ".join(f"{key} {value:g}" if isinstance(value, float) else
                                 f"{key} {'none' if value is None else value}"

@@ -124,7 +124,7 @@ def test_the_factory_builds_its_sequences_from_the_copies(episodes):
 
 
 def test_the_lever_is_refused_where_a_domain_has_no_symmetry(tmp_path):
-    with pytest.raises(ValueError, match="--symmetries needs a domain with symmetric copies"):
+    with pytest.raises(ValueError, match="--symmetries needs a domain with copies of its data"):
         train_grounding("imaginebench/metaworld-train-real-v0", tmp_path,
                         settings=TrainSettings(symmetries=True))
 
@@ -169,5 +169,5 @@ def test_bc_trains_on_copies_and_refuses_them_without_a_symmetry(train_set, mina
     build("imaginebench/babyai-train-real-v0", episodes=2, workers=1, cards_dir=tmp_path / "c",
           progress=False)
     grid = ib.Sampler({"imaginebench/babyai-train-real-v0": 1.0}, encoder=None)
-    with pytest.raises(ValueError, match="symmetries needs a domain with symmetric copies"):
+    with pytest.raises(ValueError, match="symmetries needs a domain with copies of its data"):
         train_bc(grid, BCSettings(steps=1, symmetries=True))

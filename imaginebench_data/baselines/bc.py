@@ -53,7 +53,7 @@ class BCSettings:
     normalize: bool = False  # standardize the state columns (mean and spread of the training rows)
     history: bool = True  # False: leave out the domain's history_columns (bookkeeping, not physics)
     bins: int = 0  # continuous actions: each number one of this many values (0: regression)
-    symmetries: bool = False  # every batch row a symmetric copy (``Domain.symmetry``; CLEVR's)
+    symmetries: bool = False  # every batch row a copy of itself (``Domain.symmetry``: CLEVR, LIBERO)
 
 
 def mlp(n_in: int, n_out: int, hidden: int, dropout: float = 0.0) -> nn.Sequential:

@@ -1,10 +1,10 @@
-"""Batches whose rows are symmetric copies of a sampler's (``BCSettings.symmetries``).
+"""Batches whose rows are copies of a sampler's (``BCSettings.symmetries``).
 
-Each transition of a batch is replaced by its copy under a symmetry of the domain drawn for
-that row (``Domain.symmetry``; CLEVR: colours permuted, the table mirrored), its instruction by
-the copied task's phrasing with the same template. The copies' phrasings are embedded once,
-ahead, with the sampler's encoder. Rows the symmetry does not copy (CLEVR's hard tasks) stay
-as they are.
+Each transition of a batch is replaced by a copy drawn for that row (``Domain.symmetry``;
+CLEVR: colours permuted, the table mirrored, its instruction the copied task's phrasing with
+the same template; LIBERO: items the task leaves put in the basket, its instruction kept). The
+copies' phrasings are embedded once, ahead, with the sampler's encoder. Rows the domain does
+not copy (CLEVR's hard tasks) stay as they are.
 """
 
 from __future__ import annotations

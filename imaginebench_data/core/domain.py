@@ -56,11 +56,12 @@ class OriginalLayout:
 
 @dataclass(frozen=True)
 class Symmetry:
-    """Copies of a domain's data under its symmetries, drawn at random, for training only (no
-    dataset holds them):
+    """Copies of a domain's data that keep each episode one of its task (CLEVR: under a symmetry;
+    LIBERO: with items already in the basket), drawn at random, for training only (no dataset
+    holds them):
 
-    - ``episode(episode, rng)``: an episode under one symmetry, its instruction its copy's task's;
-    - ``rows(states, actions, instructions, rng)``: a batch of transitions, each row under its own;
+    - ``episode(episode, rng)``: an episode's copy, its instruction its copy's task's;
+    - ``rows(states, actions, instructions, rng)``: a batch of transitions, each row copied on its own;
     - ``phrasings()``: every instruction a copy can carry (to embed them ahead).
     """
 
@@ -113,9 +114,10 @@ class Domain:
       imagined recipes, and ``imaginebench ground`` by default, switch on: a field name (set to
       True) or a ``(name, value)`` pair (LIBERO: ``hide_unseen``; Meta-World: that, and one-step
       rollouts batched apart). Part of the method: the checkpoint key names them.
-    - ``symmetry``: copies of the domain's data under its symmetries (``Symmetry``; CLEVR:
-      colours permuted, the table mirrored), which grounding and BC with their ``symmetries``
-      levers see in its place; None where the domain has none.
+    - ``symmetry``: copies of the domain's data that keep each episode an episode of its task
+      (``Symmetry``; CLEVR: colours permuted, the table mirrored; LIBERO: items the task leaves
+      already in the basket), which grounding and BC with their ``symmetries`` levers see in
+      its place; None where the domain has none.
     """
 
     name: str
@@ -152,7 +154,8 @@ class Domain:
         """The domain's ``symmetry``, for ``lever`` (the option that asked for copies); refused
         in one line where the domain has none."""
         if self.symmetry is None:
-            raise ValueError(f"{lever} needs a domain with symmetric copies (CLEVR); {self.name} has none")
+            raise ValueError(f"{lever} needs a domain with copies of its data (CLEVR, LIBERO); "
+                             f"{self.name} has none")
         return self.symmetry
 
     def task(self, level: str, task_id: str) -> Task:

@@ -8,6 +8,7 @@ import numpy as np
 
 from ...core.domain import Domain, OriginalLayout
 from . import checks, original
+from .copies import COPIES
 from .decode import project_onto_scene
 from .expert import LiberoExpert
 from .layout import STATE_DIM
@@ -43,6 +44,7 @@ DOMAIN = Domain(
     "tasks, the first not yet holding: pick the item up, then put it in the basket, item by item",
     render=render,
     grounding_levers=("hide_unseen",),  # the basket's quaternion never varies in training
+    symmetry=COPIES,  # other items already in the basket (copies.py)
     notes={
         "state": "44 numbers: 0-6 Panda joint angles (rad), 7-9 grip site xyz, 10-13 hand quaternion "
         "(xyzw), 14-15 finger positions (m, +-0.04 = open), then xyz + xyzw quaternion of the "
