@@ -5,6 +5,7 @@ checkers accept, on hand-built episodes."""
 import dataclasses
 
 import numpy as np
+import pytest
 from test_libero_domain import scene
 
 from imaginebench_data import get_domain
@@ -73,8 +74,9 @@ def test_copies_are_legal_and_the_projection_keeps_them_as_they_are():
         np.testing.assert_allclose(projected, copy.states[1:], atol=1e-6)
 
 
-def test_episodes_of_the_novel_levels_are_not_copied_and_draw_nothing():
-    episode = dataclasses.replace(pick_episode(), level="easy", task_id="reach-cream_cheese")
+@pytest.mark.parametrize("level, task_id", [("easy", "reach-cream_cheese"), ("train", "unresolved")])
+def test_episodes_of_other_levels_or_tasks_are_not_copied_and_draw_nothing(level, task_id):
+    episode = dataclasses.replace(pick_episode(), level=level, task_id=task_id)
     rng = np.random.default_rng(2)
     assert basket_copy(episode, rng) is episode
     assert rng.random() == np.random.default_rng(2).random()

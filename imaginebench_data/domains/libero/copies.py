@@ -42,9 +42,15 @@ IN_BASKET = {
 
 
 @cache
+def _task_item() -> dict[str, str]:
+    """Each training task's id -> the item it moves (rephrase has the same ids)."""
+    return {task.id: task.goal["items"][0] for task in tasks("train")}
+
+
+@cache
 def _phrasing_index() -> dict[str, str]:
     """Each training and rephrase phrasing -> the item its task moves."""
-    return {text: task.goal["items"][0] for level in COPIED_LEVELS for task in tasks(level)
+    return {text: _task_item()[task.id] for level in COPIED_LEVELS for task in tasks(level)
             for text in task.phrasings}
 
 
@@ -66,10 +72,11 @@ def _others_drawn(item: str, rng: np.random.Generator) -> list[str]:
 
 def basket_copy(episode: Episode, rng: np.random.Generator) -> Episode:
     """``episode`` with each item its task does not move in the basket with probability 1/2 (two
-    draws from ``rng``); an episode of another level comes back as it is and draws nothing."""
-    if episode.level not in COPIED_LEVELS:
+    draws from ``rng``); an episode of another level or task (an imported episode whose task
+    was not resolved) comes back as it is and draws nothing."""
+    item = _task_item().get(episode.task_id)
+    if episode.level not in COPIED_LEVELS or item is None:
         return episode
-    item = episode.task_id.split("-", 1)[1]
     chosen = _others_drawn(item, rng)
     if not chosen:
         return episode
