@@ -8,7 +8,7 @@ with the hand put back at its home pose (``experiments/libero_probes/second_pick
 
 A copy puts each item the episode's task does not move in the basket, each with probability
 1/2, at every state of the episode, where the expert's place leaves it (``IN_BASKET``) and at
-the height the projection settles an item over the basket's floor to (``decode.settle``). The
+the height the projection settles an item over the basket's floor to (``decode.resting_height``). The
 copied item lies out of the hand's reach throughout (the hand works at the task's item and
 at that item's own spot in the basket), so a simulator would have left it where it is, as
 ``decode.keep_untouched`` keeps it in imagined rollouts. The task, its instruction and the
@@ -26,8 +26,8 @@ import numpy as np
 
 from ...core.domain import Symmetry
 from ...core.episode import Episode
-from .checks import BASKET_FLOOR
-from .layout import OBJECTS, REST_HEIGHT, position, quaternion
+from .decode import resting_height
+from .layout import OBJECTS, position, quaternion
 from .tasks import tasks
 
 COPIED_LEVELS = ("train", "rephrase")
@@ -50,7 +50,7 @@ def _task_item() -> dict[str, str]:
 @cache
 def _phrasing_index() -> dict[str, str]:
     """Each training and rephrase phrasing -> the item its task moves."""
-    return {text: _task_item()[task.id] for level in COPIED_LEVELS for task in tasks(level)
+    return {text: task.goal["items"][0] for level in COPIED_LEVELS for task in tasks(level)
             for text in task.phrasings}
 
 
@@ -61,7 +61,7 @@ def put_in_basket(states: np.ndarray, item: str) -> None:
     basket = position(states, "basket")
     xyz = position(states, item)
     xyz[..., :2] = basket[..., :2] + np.asarray(offset)
-    xyz[..., 2] = basket[..., 2] + BASKET_FLOOR + REST_HEIGHT[item]
+    xyz[..., 2] = resting_height(states, item, True)
     quaternion(states, item)[...] = np.asarray(quat) / np.linalg.norm(quat)
 
 
@@ -92,12 +92,13 @@ def basket_rows(states: np.ndarray, actions: np.ndarray, instructions: list[str]
     its task does not move in the basket with probability 1/2 each; rows whose instruction is
     not a training or rephrase phrasing stay as they are. Actions and instructions are kept."""
     copied = np.array(states, copy=True)
-    index = _phrasing_index()
-    for row, text in enumerate(instructions):
-        item = index.get(text)
-        if item is not None:
-            for other in _others_drawn(item, rng):
-                put_in_basket(copied[row], other)
+    moved = np.array([_phrasing_index().get(text) for text in instructions], dtype=object)
+    chosen = rng.random((len(instructions), len(OBJECTS))) < 0.5
+    for column, other in enumerate(OBJECTS):
+        rows = chosen[:, column] & (moved != None) & (moved != other)  # noqa: E711 (elementwise)
+        picked = copied[rows]
+        put_in_basket(picked, other)
+        copied[rows] = picked
     return copied, actions, list(instructions)
 
 

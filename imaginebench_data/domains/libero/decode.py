@@ -123,13 +123,19 @@ def keep_untouched(prev: np.ndarray, rows: np.ndarray) -> None:
         quaternion(rows, name)[still] = quaternion(prev, name)[still]
 
 
+def resting_height(rows: np.ndarray, item: str, on_basket: np.ndarray | bool) -> np.ndarray:
+    """The height of ``item``'s centre at rest in each row: on the floor, or where ``on_basket``
+    on the basket's floor."""
+    return REST_HEIGHT[item] + np.where(on_basket, position(rows, "basket")[..., 2] + BASKET_FLOOR, 0.0)
+
+
 def settle(rows: np.ndarray) -> None:
     """Every item out of the hand and off its resting height put at it (in place; see the
     module's docstring)."""
-    basket, eef = position(rows, "basket"), position(rows, "eef")
+    eef = position(rows, "eef")
     for item in OBJECTS:
         xyz = position(rows, item)
-        rest = REST_HEIGHT[item] + np.where(over_basket(rows, item), basket[:, 2] + BASKET_FLOOR, 0.0)
+        rest = resting_height(rows, item, over_basket(rows, item))
         in_hand = (_sideways(rows, item) <= NEAR_EEF) & (xyz[:, 2] < eef[:, 2] + NEAR_EEF)
         off = ~in_hand & (np.abs(xyz[:, 2] - rest) > PENETRATION_TOLERANCE)
         xyz[off, 2] = rest[off]
