@@ -450,12 +450,11 @@ def ground(
              "hide_unseen": hide_unseen, "action_bins": action_bins, "action_weight": action_weight,
              "steps_per_episode": steps_per_episode, "holdout_per_task": holdout_per_task,
              "symmetries": symmetries, "fused_adam": fused_adam}
-    builds_choice = ({"epochs": builds[0].train_epochs[scale], **builds[0].train_levers[scale]} if builds
-                     else {"epochs": TRAIN_EPOCHS[scale]})
-    if launched_processes() > 1:  # a batch in parts is a one-process lever (the same gradient): off here
-        builds_choice.pop("length_split", None)
-    settings = TrainSettings.for_domain(get_domain(trained_on.domain), **{
-        **builds_choice, **{name: value for name, value in given.items() if value is not None}})
+    given = {name: value for name, value in given.items() if value is not None}
+    if launched_processes() > 1 and length_split is None:  # a batch in parts is a one-process lever
+        given["length_split"] = 0  # (the same gradient): the builds' choice is off here
+    settings = (builds[0].grounding(scale, **given) if builds else TrainSettings.for_domain(
+        get_domain(trained_on.domain), **{"epochs": TRAIN_EPOCHS[scale], **given}))
     path = ensure_checkpoint(dataset_id, backbone=backbone, lora=lora, settings=settings)
     if not is_main_process():  # under `accelerate launch`: the main process reports
         return

@@ -364,6 +364,45 @@ def test_ground_command_passes_its_levers_on(monkeypatch, args, lever, expected)
     assert value == expected and type(value) is type(expected)  # True, not 1
 
 
+def _builds_trained_on() -> dict[str, object]:
+    """One imagined recipe per training set the builds ground on."""
+    from imaginebench_data.pipeline.recipe import load_recipes
+
+    return {str(r.train_from): r for r in load_recipes().values() if r.generator == "imagine"}
+
+
+@pytest.mark.parametrize("scale", ["demo", "paper"])
+@pytest.mark.parametrize("train", sorted(_builds_trained_on()))
+def test_ground_command_and_build_name_the_recipes_checkpoint_folder(monkeypatch, train, scale):
+    """`imaginebench ground`, a build and ``Recipe.grounding`` (what experiments call) compose
+    the builds' settings in one place, so all three name the same checkpoint folder."""
+    from typer.testing import CliRunner
+
+    from imaginebench_data.cli import app
+    from imaginebench_data.imagine import checkpoints
+    from imaginebench_data.pipeline.build import build
+
+    recipe = _builds_trained_on()[train]
+    monkeypatch.setattr(checkpoints, "read_card", lambda _: SimpleNamespace(checksum="stand-in"))
+    folders = []
+
+    def stop(dataset_id, *, settings, backbone="scratch", lora=0, **_):
+        folders.append(checkpoints.checkpoint_dir(dataset_id, backbone, lora, "minilm", settings))
+        raise KeyboardInterrupt  # what neither the command nor the build catches
+
+    monkeypatch.setattr(checkpoints, "ensure_checkpoint", stop)
+    CliRunner().invoke(app, ["ground", train, "--scale", scale])
+    with pytest.raises(KeyboardInterrupt):
+        build(str(recipe.dataset_id), scale=scale, progress=False)
+    expected = checkpoints.checkpoint_dir(train, "scratch", 0, "minilm", recipe.grounding(scale))
+    assert folders == [expected, expected]
+    # and a setting given to either moves the folder
+    CliRunner().invoke(app, ["ground", train, "--scale", scale, "--seed", "7"])
+    assert folders[-1] != expected
+    assert folders[-1] == checkpoints.checkpoint_dir(train, "scratch", 0, "minilm",
+                                                     recipe.grounding(scale, seed=7))
+
+
 def test_ground_command_refuses_an_unknown_scale_in_one_line():
     from typer.testing import CliRunner
 

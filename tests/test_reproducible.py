@@ -77,3 +77,36 @@ def test_pinned_sets_and_restores_torch_settings():
         assert torch.are_deterministic_algorithms_enabled() == before[1]
     finally:
         torch.set_num_threads(before[0])
+
+
+def test_committed_model_cards_name_the_folder_their_recipe_grounds(monkeypatch):
+    """Every committed imagined and verified card names the checkpoint folder its recipe's
+    ``grounding`` gives with the committed training set's checksum: a change to a recipe's
+    levers, or to what names a folder, that would leave the committed sets unreproducible
+    fails here, not on a fresh clone an hour later."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from imaginebench_data.imagine import checkpoints
+    from imaginebench_data.pipeline.build import default_cards_dir
+    from imaginebench_data.pipeline.recipe import SCALES
+
+    monkeypatch.setattr(checkpoints, "default_device", lambda: "cpu")  # where the cards were built
+    recipes = load_recipes()
+    cards = Path(__file__).resolve().parent.parent / "cards"
+    checked = 0
+    for scale in SCALES:
+        for recipe in recipes.values():
+            folder = default_cards_dir(recipe.dataset_id, scale, root=cards)
+            card = folder / f"{recipe.dataset_id.name}.json"
+            if recipe.train_from is None or not card.is_file():
+                continue
+            train = json.loads((folder / f"{recipe.train_from.name}.json").read_text())["checksum"]
+            stand_in = SimpleNamespace(checksum=train)
+            monkeypatch.setattr(checkpoints, "read_card", lambda _, card=stand_in: card)
+            named = checkpoints.checkpoint_dir(str(recipe.train_from), "scratch", 0, "minilm",
+                                               recipe.grounding(scale)).name
+            committed = json.loads(card.read_text())["provenance"]["checkpoint"]
+            assert named == committed, (scale, str(recipe.dataset_id))
+            checked += 1
+    assert checked >= 25  # the 25 demo sets of five domains, and the paper ones committed

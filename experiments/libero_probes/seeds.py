@@ -18,10 +18,8 @@ from imaginebench_data.imagine import numerics
 
 numerics.choose("portable")  # before torch's first operation, as the build does
 
-from imaginebench_data.domains import get_domain  # noqa: E402
-from imaginebench_data.imagine.checkpoint import is_checkpoint, training_info  # noqa: E402
-from imaginebench_data.imagine.checkpoints import checkpoint_dir  # noqa: E402
-from imaginebench_data.imagine.train import TrainSettings, train_grounding  # noqa: E402
+from imaginebench_data.imagine.checkpoint import training_info  # noqa: E402
+from imaginebench_data.imagine.checkpoints import ensure_checkpoint  # noqa: E402
 from imaginebench_data.pipeline.recipe import load_recipes  # noqa: E402
 
 TRAIN = "imaginebench/libero-train-real-v0"
@@ -29,23 +27,18 @@ ARMS = {"committed": {}, "one-step": {"steps_per_episode": 16, "short_apart": Tr
 PROBE = Path(__file__).with_name("subgoals.py")
 
 
-def settings(arm: str, seed: int) -> TrainSettings:
-    """The builds' settings (the recipes' epochs and demo levers, the domain's levers) with the
-    arm's on top, as `imaginebench ground --seed SEED` makes them."""
+def settings(arm: str, seed: int):
+    """The builds' settings (``Recipe.grounding`` at demo scale) with the arm's on top, as
+    `imaginebench ground --seed SEED` makes them."""
     recipe = next(r for r in load_recipes().values() if str(r.train_from) == TRAIN)
-    builds = {"epochs": recipe.train_epochs["demo"], **recipe.train_levers["demo"]}
-    return TrainSettings.for_domain(get_domain("libero"), **builds, **ARMS[arm], seed=seed)
+    return recipe.grounding("demo", **ARMS[arm], seed=seed)
 
 
 def main(runs: list[str]) -> None:
     for run in runs:
         arm, seed = run.split(":")
-        chosen = settings(arm, int(seed))
-        path = checkpoint_dir(TRAIN, "scratch", 0, "minilm", chosen)
         start = time.time()
-        if not is_checkpoint(path):
-            train_grounding(TRAIN, path, backbone="scratch", lora=0, sentence_encoder="minilm",
-                            settings=chosen, progress=False)
+        path = ensure_checkpoint(TRAIN, settings=settings(arm, int(seed)), evidence=False, progress=False)
         print(f"### {arm} seed {seed}: {path.name}, hash {training_info(path)['hash']}, "
               f"{time.time() - start:.0f} s", flush=True)
         probe = subprocess.run([sys.executable, str(PROBE), str(path)], capture_output=True, text=True)

@@ -64,9 +64,12 @@ def checkpoint_dir(train_dataset: str, backbone: str, lora: int, sentence_encode
 
 def ensure_checkpoint(train_dataset: str, *, backbone: str = SCRATCH, lora: int = 0,
                       sentence_encoder: str | None | bool = True, settings: TrainSettings | None = None,
-                      evidence_episodes: int | None = None, progress: bool = True) -> Path:
+                      evidence_episodes: int | None = None, evidence: bool = True,
+                      progress: bool = True) -> Path:
     """The checkpoint grounded on ``train_dataset`` with these settings, trained (and its
-    evidence measured) if it does not exist yet. ``sentence_encoder=True`` picks the default.
+    evidence measured, unless ``evidence`` is False: experiments that probe a model their own
+    way skip its slow random-action rollouts) if it does not exist yet.
+    ``sentence_encoder=True`` picks the default.
 
     Under ``accelerate launch`` every process trains (data parallel, see ``distributed.py``);
     the main one measures the evidence."""
@@ -77,7 +80,8 @@ def ensure_checkpoint(train_dataset: str, *, backbone: str = SCRATCH, lora: int 
     if not is_checkpoint(path):
         train_grounding(train_dataset, path, backbone=backbone, lora=lora, sentence_encoder=sentence_encoder,
                         settings=settings, progress=progress)
-    if is_main_process() and not evidence_is_current(path, DatasetId.parse(train_dataset).domain):
+    domain = DatasetId.parse(train_dataset).domain
+    if evidence and is_main_process() and not evidence_is_current(path, domain):
         write_evidence(path, train_dataset, evidence_episodes or EVIDENCE_EPISODES, progress)
     return path
 

@@ -91,9 +91,8 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
         require(numerics or recipe.numerics, str(dataset_id), torch=model)
         if model:
             generate = imagined_episodes if recipe.generator == "imagine" else verified_episodes
-            rollouts, generator = generate(recipe, count, backbone=backbone, lora=lora,
-                                           epochs=epochs or recipe.train_epochs[scale], precision=precision,
-                                           levers=recipe.train_levers[scale],
+            settings = recipe.grounding(scale, epochs=epochs or None, precision=precision)
+            rollouts, generator = generate(recipe, count, backbone=backbone, lora=lora, settings=settings,
                                            batch_size=batch_size, progress=progress, executor=runner)
         else:
             rollouts = expert_episodes(recipe, count, runner)

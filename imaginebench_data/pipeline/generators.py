@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 import numpy as np
@@ -19,6 +19,9 @@ from ..quality.checkers import annotate
 from .executors import Executor, LocalPool
 from .recipe import Recipe
 from .rollout import episode_start, expert_episode, rollout_episode
+
+if TYPE_CHECKING:
+    from ..imagine.train import TrainSettings
 
 _WORKER: dict[str, Any] = {}
 
@@ -54,18 +57,13 @@ def chunk_size(count: int, workers: int) -> int:
     return max(1, min(64, count // (32 * max(1, workers))))
 
 
-def grounded_model(recipe: Recipe, *, backbone: str, lora: int, epochs: int, precision: str,
-                   progress: bool, executor: Executor, batch_size: int,
-                   levers: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-    """The checkpoint path of the model the recipe imagines with (trained for ``epochs`` in
-    ``precision``, with the domain's grounding levers and ``levers`` (a scale's
-    ``Recipe.train_levers``), if no checkpoint for this configuration exists yet) and the
-    card's provenance for it."""
+def grounded_model(recipe: Recipe, *, backbone: str, lora: int, settings: TrainSettings, progress: bool,
+                   executor: Executor, batch_size: int) -> tuple[Any, dict[str, Any]]:
+    """The checkpoint path of the model the recipe imagines with (grounded with ``settings``,
+    ``Recipe.grounding``'s, if no checkpoint for this configuration exists yet) and the card's
+    provenance for it."""
     from ..imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
-    from ..imagine.train import TrainSettings
 
-    settings = TrainSettings.for_domain(get_domain(recipe.domain), **{**(levers or {}), "epochs": epochs,
-                                                                       "precision": precision})
     path = ensure_checkpoint(str(recipe.train_from), backbone=backbone, lora=lora, settings=settings,
                              progress=progress)
     provenance = checkpoint_provenance(path)
@@ -120,22 +118,20 @@ def model_loader(path) -> Any:
     return load
 
 
-def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, epochs: int,
-                      batch_size: int = 64, precision: str = "auto", progress: bool = True,
-                      executor: Executor | None = None,
-                      levers: dict[str, Any] | None = None) -> tuple[Iterator[Episode], dict[str, Any]]:
+def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, settings: TrainSettings,
+                      batch_size: int = 64, progress: bool = True,
+                      executor: Executor | None = None) -> tuple[Iterator[Episode], dict[str, Any]]:
     """The grounded model's rollouts for episodes 0..count-1 of the recipe, ``batch_size``
     rollouts generated together, and its provenance.
 
-    The model is trained first (for ``epochs``, in ``precision``) if no checkpoint for this
-    configuration exists. It imagines in this process; the checkers (one re-simulation per
+    The model is grounded first (with ``settings``, ``Recipe.grounding``'s) if no checkpoint for
+    this configuration exists. It imagines in this process; the checkers (one re-simulation per
     imagined transition, the slow part in LIBERO) run on ``executor`` (default: in this
     process) meanwhile: forked worker processes are forked before the model is loaded.
     """
     executor = executor or LocalPool(1)
-    path, provenance = grounded_model(recipe, backbone=backbone, lora=lora, epochs=epochs,
-                                      precision=precision, progress=progress, executor=executor,
-                                      batch_size=batch_size, levers=levers)
+    path, provenance = grounded_model(recipe, backbone=backbone, lora=lora, settings=settings,
+                                      progress=progress, executor=executor, batch_size=batch_size)
 
     def episodes() -> Iterator[Episode]:
         domain = get_domain(recipe.domain)

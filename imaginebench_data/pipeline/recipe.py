@@ -4,10 +4,13 @@ built-in domains in ``builders/<domain>.py``, installed as ``imaginebench_data.b
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..datasets.ids import DatasetId
 from ..imagine.numerics import MODES as NUMERICS
+
+if TYPE_CHECKING:
+    from ..imagine.train import TrainSettings
 
 SCALES = ("demo", "paper")
 GENERATORS = ("expert", "imagine", "verify")
@@ -86,6 +89,19 @@ class Recipe:
     @property
     def level(self) -> str:
         return self.dataset_id.level
+
+    def grounding(self, scale: str, **given: Any) -> TrainSettings:
+        """The ``imagine.train.TrainSettings`` the model this recipe imagines with is grounded
+        with at ``scale``: the domain's ``grounding_levers``, the scale's ``train_epochs`` and
+        ``train_levers``, then every field of ``given`` that is not None (a build's
+        ``--epochs``, ``imaginebench ground``'s options). The build, ``imaginebench ground``
+        and the experiments all name their checkpoint folder from these."""
+        from ..domains import get_domain
+        from ..imagine.train import TrainSettings
+
+        chosen = {k: v for k, v in given.items() if v is not None}
+        return TrainSettings.for_domain(get_domain(self.domain), **{
+            "epochs": self.train_epochs[scale], **self.train_levers[scale], **chosen})
 
 
 def load_recipes() -> dict[str, Recipe]:

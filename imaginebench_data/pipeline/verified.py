@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,6 +31,9 @@ from .executors import Executor, LocalPool
 from .generators import checked, grounded_model, imagined_rollouts, model_loader
 from .recipe import Recipe
 from .rollout import episode_start
+
+if TYPE_CHECKING:
+    from ..imagine.train import TrainSettings
 
 CRITERIA = ("goal_consistent", "legal", "transition_ok")
 
@@ -47,17 +50,15 @@ def failed_criteria(episode: Episode) -> list[str]:
     return [name for name in CRITERIA if not passed[name]]
 
 
-def verified_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, epochs: int,
-                      batch_size: int = 64, precision: str = "auto", progress: bool = True,
-                      executor: Executor | None = None,
-                      levers: dict[str, Any] | None = None) -> tuple[Iterator[Episode], dict[str, Any]]:
+def verified_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, settings: TrainSettings,
+                      batch_size: int = 64, progress: bool = True,
+                      executor: Executor | None = None) -> tuple[Iterator[Episode], dict[str, Any]]:
     """The accepted episodes in episode order, and the provenance (filled in as they are made).
-    The model is grounded for ``epochs``; the checkers of each round run on ``executor``
-    (default: in this process)."""
+    The model is grounded with ``settings`` (``Recipe.grounding``'s); the checkers of each round
+    run on ``executor`` (default: in this process)."""
     executor = executor or LocalPool(1)
-    path, provenance = grounded_model(recipe, backbone=backbone, lora=lora, epochs=epochs,
-                                      precision=precision, progress=progress, executor=executor,
-                                      batch_size=batch_size, levers=levers)
+    path, provenance = grounded_model(recipe, backbone=backbone, lora=lora, settings=settings,
+                                      progress=progress, executor=executor, batch_size=batch_size)
     rejected: Counter[str] = Counter()
     verification = provenance["verification"] = {
         "criteria": list(CRITERIA), "attempts_per_episode": recipe.attempts, "requested": count,
