@@ -10,6 +10,8 @@ rollouts reach the goal most often wins, a tie keeping the lower grounding seed 
 0). No prompt of a novel level is imagined.
 
 Usage: python experiments/libero_probes/select_seed.py SEED=CHECKPOINT ...
+
+A CHECKPOINT may be several folders joined by commas: they imagine as one (``../ensemble.py``).
 """
 
 import sys
@@ -20,11 +22,11 @@ from imaginebench_data.imagine import numerics
 numerics.choose("portable")  # before torch's first operation, as the build does
 
 from imaginebench_data.domains import get_domain  # noqa: E402
-from imaginebench_data.imagine.checkpoint import load_checkpoint  # noqa: E402
 from imaginebench_data.imagine.train import SentenceTable  # noqa: E402
 from imaginebench_data.pipeline.rollout import episode_start  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from ensemble import load_model  # noqa: E402
 from grounding_seeds import LevelPrompt, by_task, imagine_level  # noqa: E402
 
 SEED, PER_TASK = 91_000, 20
@@ -44,7 +46,7 @@ def main(runs: list[str]) -> None:
     scores = {}
     for run in runs:
         seed, path = run.split("=", 1)
-        model = load_checkpoint(path, "cpu")
+        model = load_model(path, "cpu")
         sentences = SentenceTable(model.config.sentence_encoder)
         outcomes = by_task(prompts, imagine_level(model, libero, "train", prompts, sentences))
         scores[int(seed)] = sum(sum(o) for o in outcomes.values())

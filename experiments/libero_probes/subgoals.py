@@ -7,6 +7,8 @@ a time (``tasks.subgoals``: pick the item up, then put it in the basket, item by
 prints the goal-consistent rollouts of each way by task.
 
 Usage: python experiments/libero_probes/subgoals.py CHECKPOINT
+
+CHECKPOINT may be several folders joined by commas: they imagine as one (``../ensemble.py``).
 """
 
 import sys
@@ -19,14 +21,14 @@ numerics.choose("portable")  # before torch's first operation, as the build does
 
 from imaginebench_data.domains import get_domain  # noqa: E402
 from imaginebench_data.domains.libero.tasks import subgoals  # noqa: E402
-from imaginebench_data.imagine.checkpoint import load_checkpoint  # noqa: E402
 from imaginebench_data.imagine.train import SentenceTable  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from ensemble import load_model  # noqa: E402
 from grounding_seeds import by_task, imagine_level, level_prompts  # noqa: E402
 
 KINDS = {"easy": ("pick-and-place",), "hard": ("sequential", "all")}
-model = load_checkpoint(sys.argv[1], "cpu")
+model = load_model(sys.argv[1], "cpu")
 libero = get_domain("libero")
 sentences = SentenceTable(model.config.sentence_encoder)
 for level, kinds in KINDS.items():

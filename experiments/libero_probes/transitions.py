@@ -21,6 +21,8 @@ cards' figures; the first version of this probe had a ``settled`` way, the settl
 adopted in ``decode.py`` (docs/experiments.md, "LIBERO: items in the floor").
 
 Usage: python experiments/libero_probes/transitions.py CHECKPOINT LEVEL [PROMPTS] [WAY ...]
+
+CHECKPOINT may be several folders joined by commas: they imagine as one (``../ensemble.py``).
 """
 
 import sys
@@ -42,12 +44,12 @@ from imaginebench_data.domains.libero.layout import (  # noqa: E402
     OBJECTS,
     SLOT_START,
 )
-from imaginebench_data.imagine.checkpoint import load_checkpoint  # noqa: E402
 from imaginebench_data.imagine.evidence import predict_next_states  # noqa: E402
 from imaginebench_data.imagine.train import SentenceTable  # noqa: E402
 from imaginebench_data.quality.checkers import resimulated, transition_errors  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from ensemble import load_model  # noqa: E402
 from grounding_seeds import by_task, imagine_level, imagine_stepped, level_prompts  # noqa: E402
 
 WAYS = ("context", "dynamics", "simulator")
@@ -55,7 +57,7 @@ checkpoint, level = sys.argv[1], sys.argv[2]
 count = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3].isdigit() else None
 ways = [w for w in sys.argv[3:] if w in WAYS] or list(WAYS)
 prompts = level_prompts("libero", level)[:count]
-model = load_checkpoint(checkpoint, "cpu")
+model = load_model(checkpoint, "cpu")
 domain = get_domain("libero")
 sentences = SentenceTable(model.config.sentence_encoder)
 tasks = {task.id: task for task in domain.tasks(level)}
