@@ -103,7 +103,7 @@ def test_committed_model_cards_name_the_folder_their_recipe_grounds(monkeypatch)
                 continue
             train = json.loads((folder / f"{recipe.train_from.name}.json").read_text())["checksum"]
             stand_in = SimpleNamespace(checksum=train)
-            monkeypatch.setattr(checkpoints, "read_card", lambda _, card=stand_in: card)
+            monkeypatch.setattr(checkpoints, "read_card", lambda _, stored=stand_in: stored)
             named = checkpoints.checkpoint_dir(str(recipe.train_from), "scratch", 0, "minilm",
                                                recipe.grounding(scale)).name
             committed = json.loads(card.read_text())["provenance"]["checkpoint"]
