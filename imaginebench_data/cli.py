@@ -128,7 +128,9 @@ def list_datasets() -> None:
                                "imaginebench build --domain babyai --scale paper --executor ray "
                                "--address HEAD:6379 --workers 64",
                                "imaginebench build imaginebench/clevr-hard-imaginary-v0 --force "
-                               "--backbone ~/models/Llama-2-7b-chat-hf --lora 16"))
+                               "--backbone ~/models/Llama-2-7b-chat-hf --lora 16",
+                               "imaginebench build imaginebench/libero-easy-imaginary-v0 --force "
+                               "--ensemble 3"))
 def build(
     ids: list[str] = typer.Argument(None, help="Dataset ids to build (see `imaginebench list`)."),
     default: bool = typer.Option(False, "--default", help="Build every default dataset (CLEVR's)."),
@@ -157,6 +159,10 @@ def build(
     numerics: str = typer.Option("recipe", help="Imaginary datasets' CPU kernels: recipe (what each recipe "
                                  "says), portable (the same bits on every x86 CPU) or native (the CPU's own, "
                                  "about 2x faster grounding; checksums then depend on the CPU)."),
+    ensemble: int = typer.Option(1, min=1, help="Imaginary datasets: imagine with this many groundings of "
+                                 "the recipe's setting (seeds seed, seed + 1, ...) as one model: the mean of "
+                                 "their action probabilities and of their next states. N times the "
+                                 "grounding; the card names every member."),
 ) -> None:
     """Build datasets from their recipes in builders/ and write their cards.
 
@@ -209,7 +215,8 @@ def build(
                 result = build_one(dataset_id, scale, force=force, workers=workers, episodes=episodes,
                                    cards_dir=cards_dir, recipes=recipes, backbone=backbone, lora=lora,
                                    precision=precision, batch_size=batch_size, executor=runner,
-                                   numerics=None if numerics == "recipe" else numerics, epochs=epochs)
+                                   numerics=None if numerics == "recipe" else numerics, epochs=epochs,
+                                   ensemble=ensemble)
             except NothingVerifiedError as error:  # a measured outcome, not a failure: say so, go on
                 console.print(f"[yellow]{error}[/yellow]")
                 table.add_row(dataset_id, "0", "0", "-", "-", "-", "-", "not built: no episode passed")

@@ -11,7 +11,8 @@ rollouts reach the goal most often wins, a tie keeping the lower grounding seed 
 
 Usage: python experiments/libero_probes/select_seed.py SEED=CHECKPOINT ...
 
-A CHECKPOINT may be several folders joined by commas: they imagine as one (``../ensemble.py``).
+A CHECKPOINT may be several folders joined by commas: they imagine as one
+(``imaginebench_data.imagine.ensemble``).
 """
 
 import sys
@@ -22,11 +23,11 @@ from imaginebench_data.imagine import numerics
 numerics.choose("portable")  # before torch's first operation, as the build does
 
 from imaginebench_data.domains import get_domain  # noqa: E402
+from imaginebench_data.imagine.ensemble import load_model  # noqa: E402
 from imaginebench_data.imagine.train import SentenceTable  # noqa: E402
 from imaginebench_data.pipeline.rollout import episode_start  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from ensemble import load_model  # noqa: E402
 from grounding_seeds import LevelPrompt, by_task, imagine_level  # noqa: E402
 
 SEED, PER_TASK = 91_000, 20

@@ -8,7 +8,8 @@ prints the goal-consistent rollouts of each way by task.
 
 Usage: python experiments/libero_probes/subgoals.py CHECKPOINT
 
-CHECKPOINT may be several folders joined by commas: they imagine as one (``../ensemble.py``).
+CHECKPOINT may be several folders joined by commas: they imagine as one
+(``imaginebench_data.imagine.ensemble``).
 """
 
 import sys
@@ -21,10 +22,10 @@ numerics.choose("portable")  # before torch's first operation, as the build does
 
 from imaginebench_data.domains import get_domain  # noqa: E402
 from imaginebench_data.domains.libero.tasks import subgoals  # noqa: E402
+from imaginebench_data.imagine.ensemble import load_model  # noqa: E402
 from imaginebench_data.imagine.train import SentenceTable  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from ensemble import load_model  # noqa: E402
 from grounding_seeds import by_task, imagine_level, level_prompts  # noqa: E402
 
 KINDS = {"easy": ("pick-and-place",), "hard": ("sequential", "all")}

@@ -22,7 +22,8 @@ adopted in ``decode.py`` (docs/experiments.md, "LIBERO: items in the floor").
 
 Usage: python experiments/libero_probes/transitions.py CHECKPOINT LEVEL [PROMPTS] [WAY ...]
 
-CHECKPOINT may be several folders joined by commas: they imagine as one (``../ensemble.py``).
+CHECKPOINT may be several folders joined by commas: they imagine as one
+(``imaginebench_data.imagine.ensemble``).
 """
 
 import sys
@@ -44,12 +45,12 @@ from imaginebench_data.domains.libero.layout import (  # noqa: E402
     OBJECTS,
     SLOT_START,
 )
+from imaginebench_data.imagine.ensemble import load_model  # noqa: E402
 from imaginebench_data.imagine.evidence import predict_next_states  # noqa: E402
 from imaginebench_data.imagine.train import SentenceTable  # noqa: E402
 from imaginebench_data.quality.checkers import resimulated, transition_errors  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from ensemble import load_model  # noqa: E402
 from grounding_seeds import by_task, imagine_level, imagine_stepped, level_prompts  # noqa: E402
 
 WAYS = ("context", "dynamics", "simulator")

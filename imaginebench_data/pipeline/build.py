@@ -57,7 +57,7 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
           backbone: str = SCRATCH, lora: int = 0, precision: str = "auto",
           batch_size: int = 64, executor: str | Executor = "local",
           address: str | None = None, numerics: str | None = None,
-          epochs: int | None = None) -> BuildResult:
+          epochs: int | None = None, ensemble: int = 1) -> BuildResult:
     """Build ``dataset_id`` from its recipe at ``scale`` (or exactly ``episodes`` episodes).
 
     Writes the Minari dataset (atomically; refuses an existing version unless ``force``) and
@@ -65,8 +65,9 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
     use a model grounded on ``backbone`` (the scratch GPT-2, or a local model directory,
     with LoRA of rank ``lora`` if > 0), trained on first use in ``precision`` (see
     ``imagine/precision.py``) for ``epochs`` (default: the recipe's ``train_epochs[scale]``) with
-    the recipe's ``train_levers[scale]``,
-    generating ``batch_size`` rollouts at a time, in the recipe's
+    the recipe's ``train_levers[scale]`` (``ensemble`` N > 1: N such groundings under
+    consecutive seeds imagining as one, ``imagine/ensemble.py``), generating ``batch_size``
+    rollouts at a time, in the recipe's
     ``numerics`` unless ``numerics`` is given (see ``imagine/numerics.py``; portable numerics
     must have been chosen before torch's first operation in this process, and for real data
     too, before numpy was imported: ``import imaginebench_data`` first does that).
@@ -93,7 +94,8 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
             generate = imagined_episodes if recipe.generator == "imagine" else verified_episodes
             settings = recipe.grounding(scale, epochs=epochs or None, precision=precision)
             rollouts, generator = generate(recipe, count, backbone=backbone, lora=lora, settings=settings,
-                                           batch_size=batch_size, progress=progress, executor=runner)
+                                           batch_size=batch_size, progress=progress, executor=runner,
+                                           ensemble=ensemble)
         else:
             rollouts = expert_episodes(recipe, count, runner)
             generator = {**runner.provenance(), "checkpoint_hash": None}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
@@ -58,19 +59,35 @@ def chunk_size(count: int, workers: int) -> int:
 
 
 def grounded_model(recipe: Recipe, *, backbone: str, lora: int, settings: TrainSettings, progress: bool,
-                   executor: Executor, batch_size: int) -> tuple[Any, dict[str, Any]]:
-    """The checkpoint path of the model the recipe imagines with (grounded with ``settings``,
+                   executor: Executor, batch_size: int, ensemble: int = 1) -> tuple[list, dict[str, Any]]:
+    """The checkpoint paths of the model the recipe imagines with (grounded with ``settings``,
     ``Recipe.grounding``'s, if no checkpoint for this configuration exists yet) and the card's
-    provenance for it."""
+    provenance for it. With ``ensemble`` N > 1, N groundings of ``settings`` under the seeds
+    seed, seed + 1, ..., imagining as one (``imagine.ensemble``); the provenance's checkpoint,
+    training and evidence are then the first member's (the others' evidence is not measured),
+    and ``ensemble`` names them all."""
+    from ..imagine.checkpoint import training_info
     from ..imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
 
-    path = ensure_checkpoint(str(recipe.train_from), backbone=backbone, lora=lora, settings=settings,
-                             progress=progress)
-    provenance = checkpoint_provenance(path)
+    if ensemble < 1:
+        raise ValueError(f"ensemble: expected at least 1 grounding, got {ensemble}")
+    paths = [ensure_checkpoint(str(recipe.train_from), backbone=backbone, lora=lora, evidence=k == 0,
+                               settings=replace(settings, seed=settings.seed + k), progress=progress)
+             for k in range(ensemble)]
+    provenance = checkpoint_provenance(paths[0])
+    if ensemble > 1:
+        trained = [training_info(path) for path in paths]
+        provenance["ensemble"] = {
+            "members": [path.name for path in paths],
+            "checkpoint_hashes": [t["hash"] for t in trained],
+            "seeds": [t["settings"]["seed"] for t in trained],
+            "rule": "each step's action: the argmax of the members' mean probabilities (their mean "
+            "action where actions are regressed); its next state: the members' mean prediction; "
+            "the checkpoint, training and evidence above are the first member's"}
     provenance["actions_outside_space"] = 0  # counted while the episodes are generated
     provenance.update(executor.provenance())
     provenance["generation_batch_size"] = batch_size
-    return path, provenance
+    return paths, provenance
 
 
 def imagined_rollouts(model, domain, starts: list, *, batch_size: int, provenance: dict[str, Any],
@@ -106,39 +123,43 @@ def checked(executor: Executor, domain_name: str, episodes: Iterator[Episode]) -
     return executor.map(_annotate_job, episodes, (_init_worker, (domain_name,)))
 
 
-def model_loader(path) -> Any:
-    """``load()``: the checkpoint at ``path`` on the default device, loaded once."""
-    from ..imagine.checkpoint import load_checkpoint
+def model_loader(paths) -> Any:
+    """``load()``: the checkpoint at ``paths`` (one, or several imagining as one:
+    ``imagine.ensemble``) on the default device, loaded once."""
+    from ..imagine.ensemble import load_model
     from ..imagine.train import default_device
 
     @functools.cache
     def load():
-        return load_checkpoint(path, default_device())
+        return load_model(paths, default_device())
 
     return load
 
 
 def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, settings: TrainSettings,
-                      batch_size: int = 64, progress: bool = True,
-                      executor: Executor | None = None) -> tuple[Iterator[Episode], dict[str, Any]]:
+                      batch_size: int = 64, progress: bool = True, executor: Executor | None = None,
+                      ensemble: int = 1) -> tuple[Iterator[Episode], dict[str, Any]]:
     """The grounded model's rollouts for episodes 0..count-1 of the recipe, ``batch_size``
     rollouts generated together, and its provenance.
 
     The model is grounded first (with ``settings``, ``Recipe.grounding``'s) if no checkpoint for
-    this configuration exists. It imagines in this process; the checkers (one re-simulation per
-    imagined transition, the slow part in LIBERO) run on ``executor`` (default: in this
-    process) meanwhile: forked worker processes are forked before the model is loaded.
+    this configuration exists; with ``ensemble`` N > 1, N groundings under consecutive seeds
+    imagine as one (``grounded_model``). It imagines in this process; the checkers (one
+    re-simulation per imagined transition, the slow part in LIBERO) run on ``executor``
+    (default: in this process) meanwhile: forked worker processes are forked before the model
+    is loaded.
     """
     executor = executor or LocalPool(1)
-    path, provenance = grounded_model(recipe, backbone=backbone, lora=lora, settings=settings,
-                                      progress=progress, executor=executor, batch_size=batch_size)
+    paths, provenance = grounded_model(recipe, backbone=backbone, lora=lora, settings=settings,
+                                       progress=progress, executor=executor, batch_size=batch_size,
+                                       ensemble=ensemble)
 
     def episodes() -> Iterator[Episode]:
         domain = get_domain(recipe.domain)
         sim = domain.simulator()
         starts = [episode_start(domain, recipe.level, index, recipe.seed, sim) for index in range(count)]
         yield from checked(executor, recipe.domain, imagined_rollouts(
-            model_loader(path), domain, starts, batch_size=batch_size, provenance=provenance,
+            model_loader(paths), domain, starts, batch_size=batch_size, provenance=provenance,
             source="imaginary", progress=progress, desc=f"imagine {recipe.dataset_id}"))
 
     return episodes(), provenance

@@ -51,14 +51,16 @@ def failed_criteria(episode: Episode) -> list[str]:
 
 
 def verified_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, settings: TrainSettings,
-                      batch_size: int = 64, progress: bool = True,
-                      executor: Executor | None = None) -> tuple[Iterator[Episode], dict[str, Any]]:
+                      batch_size: int = 64, progress: bool = True, executor: Executor | None = None,
+                      ensemble: int = 1) -> tuple[Iterator[Episode], dict[str, Any]]:
     """The accepted episodes in episode order, and the provenance (filled in as they are made).
-    The model is grounded with ``settings`` (``Recipe.grounding``'s); the checkers of each round
+    The model is grounded with ``settings`` (``Recipe.grounding``'s; ``ensemble`` groundings
+    imagining as one, ``generators.grounded_model``); the checkers of each round
     run on ``executor`` (default: in this process)."""
     executor = executor or LocalPool(1)
-    path, provenance = grounded_model(recipe, backbone=backbone, lora=lora, settings=settings,
-                                      progress=progress, executor=executor, batch_size=batch_size)
+    paths, provenance = grounded_model(recipe, backbone=backbone, lora=lora, settings=settings,
+                                       progress=progress, executor=executor, batch_size=batch_size,
+                                       ensemble=ensemble)
     rejected: Counter[str] = Counter()
     verification = provenance["verification"] = {
         "criteria": list(CRITERIA), "attempts_per_episode": recipe.attempts, "requested": count,
@@ -68,7 +70,7 @@ def verified_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, s
         domain = get_domain(recipe.domain)
         accepted: dict[int, Episode] = {}
         sim = domain.simulator()
-        model = model_loader(path)
+        model = model_loader(paths)
         pending = list(range(count))
         for attempt in range(recipe.attempts):
             if not pending:
