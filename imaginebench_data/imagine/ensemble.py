@@ -64,9 +64,9 @@ class Ensemble:
         return torch.cat([o[0] for o in outs], -1), None, tuple(o[2] for o in outs)
 
     def choose_action(self, hidden: torch.Tensor, draws: torch.Generator | None = None) -> torch.Tensor:
-        outputs = [m.action_output(h) for m, h in zip(self.members, self._split(hidden))]
-        if len(outputs) == 1:
+        if len(self.members) == 1:
             return self.members[0].choose_action(hidden, draws)
+        outputs = [m.action_output(h) for m, h in zip(self.members, self._split(hidden))]
         if self.bins is not None:  # each number's probabilities over its values, averaged
             count = self.bins.count
             mean = torch.stack([o.reshape(len(o), -1, count).softmax(-1) for o in outputs]).mean(0)
