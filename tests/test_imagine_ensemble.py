@@ -85,9 +85,12 @@ def test_an_ensemble_with_action_bins_averages_each_numbers_probabilities(tmp_pa
 def test_members_of_another_training_set_are_refused_in_one_line(tmp_path):
     smaller = tiny_model(seed=1, state_dim=4, state_mean=[0.0] * 4, state_std=[1.0] * 4, delta_std=[1.0] * 4)
     paths = [saved(tiny_model(seed=1), tmp_path / "a"), saved(smaller, tmp_path / "b")]
-    expected = r"ensemble member .*b: expected the tokenizer, state size and action bins of .*a"
-    with pytest.raises(ValueError, match=expected):
+    expected = r"ensemble member .*{}: expected the backbone, tokenizer, state size and actions of .*a"
+    with pytest.raises(ValueError, match=expected.format("b")):
         Ensemble(paths)
+    wider = tiny_model(seed=1, scratch={"n_layer": 1, "n_head": 2, "n_embd": 64})
+    with pytest.raises(ValueError, match=expected.format("c")):
+        Ensemble([paths[0], saved(wider, tmp_path / "c")])
     with pytest.raises(ValueError, match="at least one checkpoint"):
         Ensemble([])
 

@@ -31,12 +31,12 @@ class Ensemble:
         self.members = [load_checkpoint(path, device) for path in paths]
         first = self.members[0]
         self.config, self.tokenizer, self.bins = first.config, first.tokenizer, first.bins
+        shared = ("backbone", "scratch", "state_dim", "action_kind", "action_dim", "action_bins")
         for path, member in zip(paths[1:], self.members[1:]):
             if member.tokenizer.get_vocab() != first.tokenizer.get_vocab() or \
-                    member.config.state_dim != first.config.state_dim or \
-                    member.config.action_bins != first.config.action_bins:
-                raise ValueError(f"ensemble member {path}: expected the tokenizer, state size and action "
-                                 f"bins of {paths[0]} (ground every member on the same training set with "
+                    any(getattr(member.config, f) != getattr(first.config, f) for f in shared):
+                raise ValueError(f"ensemble member {path}: expected the backbone, tokenizer, state size and "
+                                 f"actions of {paths[0]} (ground every member on the same training set with "
                                  "the same levers), found others")
 
     @property
