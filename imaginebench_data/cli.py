@@ -339,17 +339,26 @@ def verify(
 
 
 @app.command(epilog=_examples("imaginebench inspect imaginebench/clevr-hard-imaginary-v0",
-                               "imaginebench inspect imaginebench/clevr-hard-imaginary-v0 --by phrasing_id"))
-def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to group by.")) -> None:
+                               "imaginebench inspect imaginebench/clevr-hard-imaginary-v0 --by phrasing_id",
+                               "imaginebench inspect imaginebench/babyai-rephrase-imaginary-v0 --replay"))
+def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to group by."),
+            replay: bool = typer.Option(False, "--replay", help="Also replay each episode's actions in the "
+                                        "real simulator from its reset: the share that reaches the goal "
+                                        "(imagined data is judged by its states; a learner learns its "
+                                        "actions).")) -> None:
     """Quality by task (or another column) of a built dataset."""
     from .quality.frame import quality_frame
 
     frame = quality_frame(dataset_id)
-    grouped = frame.groupby(by, sort=False).agg(
-        episodes=("length", "size"), mean_length=("length", "mean"), mean_return=("return", "mean"),
-        success=("success", "mean"), illegal_states=("illegal_states", "sum"),
-        transition_errors=("transition_errors", "sum"),
-    )
+    columns = {"episodes": ("length", "size"), "mean_length": ("length", "mean"),
+               "mean_return": ("return", "mean"), "success": ("success", "mean"),
+               "illegal_states": ("illegal_states", "sum"), "transition_errors": ("transition_errors", "sum")}
+    if replay:
+        from .quality.replay import replayed_dataset
+
+        frame["actions_replayed"] = replayed_dataset(dataset_id, progress=True).astype(float)
+        columns["actions_replayed"] = ("actions_replayed", "mean")
+    grouped = frame.groupby(by, sort=False).agg(**columns)
     table = Table(title=f"{dataset_id}: quality by {by}")
     table.add_column(by)
     for column in grouped.columns:
@@ -358,9 +367,10 @@ def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to g
     for key, row in zip(grouped.index, grouped.itertuples(index=False)):
         table.add_row(str(key), *(f"{v:.3f}" if is_float else str(v) for v, is_float in zip(row, floats)))
     console.print(table)
+    replayed = f", actions replayed reach the goal {_pct(frame['actions_replayed'].mean())}" if replay else ""
     console.print(f"{len(frame)} episodes, goal consistency {_pct(frame['success'].mean())}, "
                   f"illegal states {int(frame['illegal_states'].sum())}, "
-                  f"transition errors {int(frame['transition_errors'].sum())}")
+                  f"transition errors {int(frame['transition_errors'].sum())}{replayed}")
 
 
 @app.command(epilog=_examples("imaginebench ground",
