@@ -7,7 +7,7 @@ episode's actions are replayed open loop, from the real reset the episode starte
 episode counts as reached when the task's predicate holds on any replayed transition. Real
 expert episodes reach their goal exactly where they were stored as reaching it (the
 simulators are deterministic); imagined ones may not: on LIBERO's easy level an imagined set
-22 points more goal consistent than another gave BC no more (docs/experiments.md, "Several
+14.5 points more goal consistent than another gave BC no more (docs/experiments.md, "Several
 groundings as one, in the builds").
 
 ``imaginebench inspect ID --replay`` adds the column to its table.
