@@ -73,3 +73,15 @@ def test_inspect_replay_adds_the_column_and_its_share(built):
     assert result.output.rstrip().endswith("actions replayed reach the goal 100.00%")
     plain = CliRunner().invoke(app, ["inspect", EASY], env={"COLUMNS": "200"})
     assert "actions_replayed" not in plain.output and "replayed" not in plain.output
+
+
+@pytest.mark.parametrize("domain_name", ["metaworld", "halfcheetah"])
+def test_rebuilt_scenes_replay_their_expert_and_not_its_negated_actions(minari_root, tmp_path, domain_name):
+    """MuJoCo scenes reset from the episode's seed: the expert's torques reach the goal again,
+    the same torques negated reach none (the states, and so the goal consistency, unchanged)."""
+    dataset_id, domain = f"imaginebench/{domain_name}-train-real-v0", get_domain(domain_name)
+    build(dataset_id, episodes=4, workers=1, cards_dir=tmp_path, progress=False)
+    stored = episodes(dataset_id, domain)
+    assert [e.task_id for e in stored] == [t.id for t in domain.tasks("train")][:4]
+    assert replayed(domain, stored).tolist() == [bool(e.terminations[-1]) for e in stored] == [True] * 4
+    assert not any(replayed(domain, [replace(e, actions=-e.actions) for e in stored]))
