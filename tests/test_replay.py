@@ -7,8 +7,8 @@ import pytest
 from typer.testing import CliRunner
 
 from imaginebench_data.cli import app
-from imaginebench_data.datasets.read import open_dataset, stored_episodes
 from imaginebench_data.domains import get_domain
+from imaginebench_data.imagine.data import read_episodes
 from imaginebench_data.pipeline.build import build
 from imaginebench_data.quality.replay import (
     StartMismatchError,
@@ -22,8 +22,7 @@ EASY, BABYAI_TRAIN = "imaginebench/clevr-easy-real-v0", "imaginebench/babyai-tra
 
 
 def episodes(dataset_id: str, domain) -> list:
-    dataset, _ = open_dataset(dataset_id)
-    return list(stored_episodes(dataset, domain))
+    return read_episodes(dataset_id)[0]
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from tqdm.auto import tqdm
 from ..core.domain import Domain
 from ..core.episode import Episode
 from ..pipeline.rollout import episode_start
+from ..quality.replay import actions_reach_goal
 from .backbone import slot_token_id
 from .data import SequenceFactory, collate
 from .generate import Prompt, imagine
@@ -103,15 +104,9 @@ def _replay(domain: Domain, sim, index: int, actions, rng: np.random.Generator |
     """Whether ``actions`` (or, when None, random actions from ``rng`` up to the time limit)
     reach the goal in the real simulator from evidence episode ``index``'s start."""
     start = episode_start(domain, EVIDENCE_LEVEL, index, EVIDENCE_SEED, sim)
-    state, task = start.state, start.task
-    steps = task.horizon if actions is None else len(actions)
-    for t in range(steps):
-        action = _random_action(domain.action_space, rng) if actions is None else actions[t]
-        next_state = sim.step(action)
-        if task.succeeded(state, action, next_state):
-            return True
-        state = next_state
-    return False
+    if actions is None:
+        actions = (_random_action(domain.action_space, rng) for _ in range(start.task.horizon))
+    return actions_reach_goal(start.task, sim, start.state, actions)
 
 
 def _random_action(space, rng: np.random.Generator):

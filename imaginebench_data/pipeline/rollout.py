@@ -44,8 +44,12 @@ def episode_start(domain: Domain, level: str, index: int, recipe_seed: int, sim:
     Attempt 0 is the episode every recipe with this seed shares; a later ``attempt`` keeps the
     task and draws phrasing and start state anew (a verified dataset's regeneration)."""
     tasks = domain.tasks(level)
-    task = tasks[index % len(tasks)]
-    seed = episode_seed(recipe_seed, index, attempt)
+    return seeded_start(tasks[index % len(tasks)], episode_seed(recipe_seed, index, attempt), sim)
+
+
+def seeded_start(task: Task, seed: int, sim: Simulator) -> Start:
+    """The start an episode of ``task`` with ``seed`` (its ``Episode.seed``) gets: a phrasing
+    drawn uniformly, then a real reset of ``sim``, from one generator seeded with ``seed``."""
     rng = np.random.default_rng(seed)
     phrasing_id = int(rng.integers(len(task.phrasings)))
     return Start(task, phrasing_id, seed, rng, sim.reset(task, rng))

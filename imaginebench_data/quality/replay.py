@@ -3,7 +3,7 @@
 The checkers judge an imagined episode by its states: goal consistency is whether its last
 imagined state satisfies the task. A learner such as BC learns its actions. Here each
 episode's actions are replayed open loop, from the real reset the episode started from (its
-``seed`` draws the same phrasing and reset as ``pipeline.rollout.episode_start``), and the
+``seed`` draws the same phrasing and reset, ``pipeline.rollout.seeded_start``), and the
 episode counts as reached when the task's predicate holds on any replayed transition. Real
 expert episodes reach their goal exactly where they were stored as reaching it (the
 simulators are deterministic); imagined ones may not: on LIBERO's easy level an imagined set
@@ -23,6 +23,8 @@ from tqdm.auto import tqdm
 from ..core.domain import Domain
 from ..core.episode import Episode
 from ..core.simulator import Simulator
+from ..core.task import Task
+from ..pipeline.rollout import seeded_start
 
 START_TOLERANCE = 1e-4  # the reset drawn again against the stored first state (float32 storage)
 
@@ -31,13 +33,23 @@ class StartMismatchError(ValueError):
     """An episode's first state is not the reset its seed draws: its actions cannot be replayed."""
 
 
+def actions_reach_goal(task: Task, sim: Simulator, state: np.ndarray, actions: Iterable) -> bool:
+    """Whether ``actions``, stepped in ``sim`` from ``state`` (the scene ``sim`` is in), reach
+    ``task``'s goal: its predicate holds on any transition. ``actions`` may be drawn lazily
+    (the evidence's random actions): none is drawn after the goal."""
+    for action in actions:
+        following = sim.step(action)
+        if task.succeeded(state, action, following):
+            return True
+        state = following
+    return False
+
+
 def replay_reaches_goal(domain: Domain, sim: Simulator, episode: Episode) -> bool:
     """Whether ``episode``'s actions, replayed in ``sim`` from its real reset, reach its goal."""
-    task = {t.id: t for t in domain.tasks(episode.level)}[episode.task_id]
-    rng = np.random.default_rng(episode.seed)
-    rng.integers(len(task.phrasings))  # the phrasing's draw comes first (episode_start)
-    state = np.asarray(sim.reset(task, rng), np.float32)
+    start = seeded_start(domain.task(episode.level, episode.task_id), episode.seed, sim)
     first = np.asarray(episode.states[0], np.float32)
+    state = np.asarray(start.state, np.float32)
     gap = float(np.max(np.abs(state - first))) if state.shape == first.shape else np.inf
     if not gap <= START_TOLERANCE:
         raise StartMismatchError(
@@ -45,12 +57,7 @@ def replay_reaches_goal(domain: Domain, sim: Simulator, episode: Episode) -> boo
             f"the reset its seed draws, found it {gap:.3g} away (at most {START_TOLERANCE} allowed); its "
             "actions cannot be replayed from it")
     with np.errstate(all="ignore"):
-        for action in episode.actions:
-            following = np.asarray(sim.step(action), np.float32)
-            if task.succeeded(state, action, following):
-                return True
-            state = following
-    return False
+        return actions_reach_goal(start.task, sim, start.state, episode.actions)
 
 
 def replayed(domain: Domain, episodes: Iterable[Episode], *, total: int | None = None,
