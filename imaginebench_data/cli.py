@@ -130,7 +130,9 @@ def list_datasets() -> None:
                                "imaginebench build imaginebench/clevr-hard-imaginary-v0 --force "
                                "--backbone ~/models/Llama-2-7b-chat-hf --lora 16",
                                "imaginebench build imaginebench/libero-easy-imaginary-v0 --force "
-                               "--ensemble 3"))
+                               "--ensemble 3",
+                               "imaginebench build imaginebench/libero-rephrase-imaginary-v0 --force "
+                               "--actions inferred"))
 def build(
     ids: list[str] = typer.Argument(None, help="Dataset ids to build (see `imaginebench list`)."),
     default: bool = typer.Option(False, "--default", help="Build every default dataset (CLEVR's)."),
@@ -163,6 +165,9 @@ def build(
                                  "the recipe's setting (seeds seed, seed + 1, ...) as one model: the mean of "
                                  "their action probabilities and of their next states. N times the "
                                  "grounding; the card names every member."),
+    actions: str = typer.Option("model", help="Imaginary datasets: the actions stored: model (what the "
+                                "grounded model chose) or inferred (what an inverse dynamics model trained "
+                                "on the real training set infers from each imagined transition)."),
 ) -> None:
     """Build datasets from their recipes in builders/ and write their cards.
 
@@ -172,11 +177,14 @@ def build(
     from .datasets.read import local_ids
     from .pipeline.build import build as build_one
     from .pipeline.executors import make_executor
-    from .pipeline.recipe import MODEL_GENERATORS, SCALES, build_order, load_recipes
+    from .pipeline.recipe import ACTION_SOURCES, MODEL_GENERATORS, SCALES, build_order, load_recipes
     from .pipeline.verified import NothingVerifiedError
 
     if scale not in SCALES:
         raise typer.BadParameter(f"scale must be one of {SCALES}, got {scale!r}")
+    if actions not in ACTION_SOURCES:
+        raise typer.BadParameter(f"expected one of {', '.join(ACTION_SOURCES)}, got {actions!r}",
+                                 param_hint="'--actions'")
     most = MAX_WORKERS if executor == "local" else None
     if workers < 1 or (most and workers > most):
         raise typer.BadParameter(f"expected 1..{most or 'the cluster CPUs'}, got {workers}",
@@ -216,7 +224,7 @@ def build(
                                    cards_dir=cards_dir, recipes=recipes, backbone=backbone, lora=lora,
                                    precision=precision, batch_size=batch_size, executor=runner,
                                    numerics=None if numerics == "recipe" else numerics, epochs=epochs,
-                                   ensemble=ensemble)
+                                   ensemble=ensemble, actions=actions)
             except NothingVerifiedError as error:  # a measured outcome, not a failure: say so, go on
                 console.print(f"[yellow]{error}[/yellow]")
                 table.add_row(dataset_id, "0", "0", "-", "-", "-", "-", "not built: no episode passed")

@@ -57,7 +57,7 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
           backbone: str = SCRATCH, lora: int = 0, precision: str = "auto",
           batch_size: int = 64, executor: str | Executor = "local",
           address: str | None = None, numerics: str | None = None,
-          epochs: int | None = None, ensemble: int = 1) -> BuildResult:
+          epochs: int | None = None, ensemble: int = 1, actions: str = "model") -> BuildResult:
     """Build ``dataset_id`` from its recipe at ``scale`` (or exactly ``episodes`` episodes).
 
     Writes the Minari dataset (atomically; refuses an existing version unless ``force``) and
@@ -66,8 +66,9 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
     with LoRA of rank ``lora`` if > 0), trained on first use in ``precision`` (see
     ``imagine/precision.py``) for ``epochs`` (default: the recipe's ``train_epochs[scale]``) with
     the recipe's ``train_levers[scale]`` (``ensemble`` N > 1: N such groundings under
-    consecutive seeds imagining as one, ``imagine/ensemble.py``), generating ``batch_size``
-    rollouts at a time, in the recipe's
+    consecutive seeds imagining as one, ``imagine/ensemble.py``; ``actions="inferred"``: the
+    stored actions inferred from the imagined transitions, ``imagine/inverse_dynamics.py``),
+    generating ``batch_size`` rollouts at a time, in the recipe's
     ``numerics`` unless ``numerics`` is given (see ``imagine/numerics.py``; portable numerics
     must have been chosen before torch's first operation in this process, and for real data
     too, before numpy was imported: ``import imaginebench_data`` first does that).
@@ -95,7 +96,7 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
             settings = recipe.grounding(scale, epochs=epochs or None, precision=precision)
             rollouts, generator = generate(recipe, count, backbone=backbone, lora=lora, settings=settings,
                                            batch_size=batch_size, progress=progress, executor=runner,
-                                           ensemble=ensemble)
+                                           ensemble=ensemble, actions=actions)
         else:
             rollouts = expert_episodes(recipe, count, runner)
             generator = {**runner.provenance(), "checkpoint_hash": None}

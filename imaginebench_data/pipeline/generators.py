@@ -18,13 +18,14 @@ from ..core.episode import Episode
 from ..domains import get_domain
 from ..quality.checkers import annotate
 from .executors import Executor, LocalPool
-from .recipe import Recipe
+from .recipe import ACTION_SOURCES, Recipe
 from .rollout import episode_start, expert_episode, rollout_episode
 
 if TYPE_CHECKING:
     from ..imagine.train import TrainSettings
 
 _WORKER: dict[str, Any] = {}
+CHANGED = 0.01  # a continuous inferred action moved more than this (the space's units) counts as changed
 
 
 def _init_worker(domain_name: str) -> None:
@@ -91,15 +92,17 @@ def grounded_model(recipe: Recipe, *, backbone: str, lora: int, settings: TrainS
 
 
 def imagined_rollouts(model, domain, starts: list, *, batch_size: int, provenance: dict[str, Any],
-                      source: str, progress: bool, desc: str) -> Iterator[Episode]:
+                      source: str, progress: bool, desc: str, labeller=None) -> Iterator[Episode]:
     """The model's rollout from each start, as unchecked episodes in the order of ``starts``.
     ``model`` is a checkpoint loader called on the first rollout drawn (so that an executor's
-    forked workers start before it)."""
+    forked workers start before it); ``labeller`` (``action_labeller``'s), called then too,
+    gives the inverse dynamics model whose actions are stored instead of the model's."""
     from ..imagine.generate import Prompt, imagine
     from ..imagine.prompting import imagine_segments, segmented
     from ..imagine.train import SentenceTable
 
     model = model()
+    infer = labeller() if labeller is not None else None
     prompts = [Prompt(start.task, start.instruction, start.state) for start in starts]
     sentences = SentenceTable(model.config.sentence_encoder)
     options = {"batch_size": batch_size, "decode": domain.decode_state, "progress": progress, "desc": desc}
@@ -112,10 +115,55 @@ def imagined_rollouts(model, domain, starts: list, *, batch_size: int, provenanc
     for start, rollout in zip(starts, rollouts):
         actions, outside = executed_actions(domain.action_space, rollout.actions)
         provenance["actions_outside_space"] += outside
+        if infer is not None:
+            actions = inferred_actions(infer, rollout.states, actions, provenance["actions"])
         episode = rollout_episode(domain, start, rollout.states, actions, source=source)
         if domain.decode_state is not None:
             episode.raw_states = rollout.raw_states
         yield episode
+
+
+def action_labeller(recipe: Recipe, actions: str, provenance: dict[str, Any]):
+    """None for the model's own actions; for ``actions="inferred"``, ``load()``: the inverse
+    dynamics model (``imagine.inverse_dynamics``) trained on the recipe's real training set (read
+    now), trained on the first call (in the generating process, after the workers are forked).
+    The card's ``provenance.actions`` says which, and how many actions the inferred ones changed."""
+    if actions not in ACTION_SOURCES:
+        raise ValueError(f"actions: expected one of {', '.join(ACTION_SOURCES)}, got {actions!r}")
+    if actions == "model":
+        return None
+    record = provenance["actions"] = {
+        "source": "inferred", "trained_on": str(recipe.train_from),
+        "rule": "each stored action is what an inverse dynamics model (an MLP on [s, s' - s], trained on "
+        "the real training set) infers from its imagined transition; the imagined states are the model's",
+        "compared": 0, "changed": 0}
+
+    from ..loader.transitions import load as load_transitions
+
+    real = load_transitions(recipe.train_from)  # now: the build later points Minari at its staging folder
+    record["training_checksum"] = real.card.checksum
+
+    @functools.cache
+    def load():
+        from ..imagine.inverse_dynamics import InverseDynamics
+
+        model = InverseDynamics.fit(real.observations, real.next_observations, real.actions, real.episode_ids,
+                                    get_domain(recipe.domain).action_space)
+        record["inverse_dynamics"] = model.report
+        return model
+
+    return load
+
+
+def inferred_actions(infer, states: np.ndarray, actions: np.ndarray, record: dict[str, Any]) -> np.ndarray:
+    """``infer``'s actions for the transitions of ``states``; ``record`` counts the actions
+    compared and those changed (discrete: another action; continuous: a number moved by more
+    than ``CHANGED``)."""
+    inferred = infer(states[:-1], states[1:])
+    moved = inferred != actions if inferred.ndim == 1 else np.abs(inferred - actions).max(axis=1) > CHANGED
+    record["compared"] += len(actions)
+    record["changed"] += int(moved.sum())
+    return inferred
 
 
 def checked(executor: Executor, domain_name: str, episodes: Iterator[Episode]) -> Iterator[Episode]:
@@ -138,9 +186,10 @@ def model_loader(paths) -> Any:
 
 def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, settings: TrainSettings,
                       batch_size: int = 64, progress: bool = True, executor: Executor | None = None,
-                      ensemble: int = 1) -> tuple[Iterator[Episode], dict[str, Any]]:
+                      ensemble: int = 1, actions: str = "model") -> tuple[Iterator[Episode], dict[str, Any]]:
     """The grounded model's rollouts for episodes 0..count-1 of the recipe, ``batch_size``
-    rollouts generated together, and its provenance.
+    rollouts generated together, and its provenance; ``actions="inferred"`` stores the actions
+    an inverse dynamics model infers from the imagined transitions (``action_labeller``).
 
     The model is grounded first (with ``settings``, ``Recipe.grounding``'s) if no checkpoint for
     this configuration exists; with ``ensemble`` N > 1, N groundings under consecutive seeds
@@ -153,6 +202,7 @@ def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, s
     paths, provenance = grounded_model(recipe, backbone=backbone, lora=lora, settings=settings,
                                        progress=progress, executor=executor, batch_size=batch_size,
                                        ensemble=ensemble)
+    labeller = action_labeller(recipe, actions, provenance)
 
     def episodes() -> Iterator[Episode]:
         domain = get_domain(recipe.domain)
@@ -160,7 +210,7 @@ def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, s
         starts = [episode_start(domain, recipe.level, index, recipe.seed, sim) for index in range(count)]
         yield from checked(executor, recipe.domain, imagined_rollouts(
             model_loader(paths), domain, starts, batch_size=batch_size, provenance=provenance,
-            source="imaginary", progress=progress, desc=f"imagine {recipe.dataset_id}"))
+            source="imaginary", progress=progress, desc=f"imagine {recipe.dataset_id}", labeller=labeller))
 
     return episodes(), provenance
 

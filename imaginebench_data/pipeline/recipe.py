@@ -23,6 +23,7 @@ TRAIN_EPOCHS = {"demo": 20, "paper": 5}
 # were rebuilt with it.
 FUSED_ADAM = {"fused_adam": True}
 MODEL_GENERATORS = ("imagine", "verify")  # grounded on ``train_from``
+ACTION_SOURCES = ("model", "inferred")  # an imagined set's stored actions: the model's, or inferred
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ import numpy as np
 from ..core.episode import Episode
 from ..domains import get_domain
 from .executors import Executor, LocalPool
-from .generators import checked, grounded_model, imagined_rollouts, model_loader
+from .generators import action_labeller, checked, grounded_model, imagined_rollouts, model_loader
 from .recipe import Recipe
 from .rollout import episode_start
 
@@ -52,15 +52,18 @@ def failed_criteria(episode: Episode) -> list[str]:
 
 def verified_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, settings: TrainSettings,
                       batch_size: int = 64, progress: bool = True, executor: Executor | None = None,
-                      ensemble: int = 1) -> tuple[Iterator[Episode], dict[str, Any]]:
+                      ensemble: int = 1, actions: str = "model") -> tuple[Iterator[Episode], dict[str, Any]]:
     """The accepted episodes in episode order, and the provenance (filled in as they are made).
     The model is grounded with ``settings`` (``Recipe.grounding``'s; ``ensemble`` groundings
-    imagining as one, ``generators.grounded_model``); the checkers of each round
-    run on ``executor`` (default: in this process)."""
+    imagining as one, ``generators.grounded_model``); ``actions="inferred"``: the stored actions
+    are an inverse dynamics model's (``generators.action_labeller``), and so are those the
+    transition checker re-simulates; the checkers of each round run on ``executor`` (default:
+    in this process)."""
     executor = executor or LocalPool(1)
     paths, provenance = grounded_model(recipe, backbone=backbone, lora=lora, settings=settings,
                                        progress=progress, executor=executor, batch_size=batch_size,
                                        ensemble=ensemble)
+    labeller = action_labeller(recipe, actions, provenance)
     rejected: Counter[str] = Counter()
     verification = provenance["verification"] = {
         "criteria": list(CRITERIA), "attempts_per_episode": recipe.attempts, "requested": count,
@@ -78,7 +81,8 @@ def verified_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, s
             starts = [episode_start(domain, recipe.level, i, recipe.seed, sim, attempt) for i in pending]
             results = checked(executor, recipe.domain, imagined_rollouts(
                 model, domain, starts, batch_size=batch_size, provenance=provenance, source="verified",
-                progress=progress, desc=f"verify {recipe.dataset_id} (attempt {attempt + 1})"))
+                progress=progress, desc=f"verify {recipe.dataset_id} (attempt {attempt + 1})",
+                labeller=labeller))
             for index, episode in zip(pending, results, strict=True):
                 failed = failed_criteria(episode)
                 rejected.update(failed)
