@@ -59,7 +59,7 @@ def stand_in(monkeypatch):
             yield rollout_episode(domain, start, states, actions, source=source)
 
     provenance = {"checkpoint_hash": "stand-in", "actions_outside_space": 0}
-    monkeypatch.setattr(verified, "grounded_model", lambda *a, **k: (["stand-in"], provenance))
+    monkeypatch.setattr(verified, "grounded_model", lambda *a, **k: (["stand-in"], provenance, None))
     monkeypatch.setattr(verified, "imagined_rollouts", rollouts)
     monkeypatch.setattr(checkpoint, "load_checkpoint", lambda *a, **k: None)
     return {DATASET: recipe}, fails, made

@@ -60,18 +60,22 @@ def chunk_size(count: int, workers: int) -> int:
 
 
 def grounded_model(recipe: Recipe, *, backbone: str, lora: int, settings: TrainSettings, progress: bool,
-                   executor: Executor, batch_size: int, ensemble: int = 1) -> tuple[list, dict[str, Any]]:
+                   executor: Executor, batch_size: int, ensemble: int = 1,
+                   actions: str = "model") -> tuple[list, dict[str, Any], Any]:
     """The checkpoint paths of the model the recipe imagines with (grounded with ``settings``,
     ``Recipe.grounding``'s, if no checkpoint for this configuration exists yet) and the card's
     provenance for it. With ``ensemble`` N > 1, N groundings of ``settings`` under the seeds
     seed, seed + 1, ..., imagining as one (``imagine.ensemble``); the provenance's checkpoint,
     training and evidence are then the first member's (the others' evidence is not measured),
-    and ``ensemble`` names them all."""
+    and ``ensemble`` names them all. The third value is ``action_labeller``'s for ``actions``
+    (checked before any grounding)."""
     from ..imagine.checkpoint import training_info
     from ..imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
 
     if ensemble < 1:
         raise ValueError(f"ensemble: expected at least 1 grounding, got {ensemble}")
+    if actions not in ACTION_SOURCES:
+        raise ValueError(f"actions: expected one of {', '.join(ACTION_SOURCES)}, got {actions!r}")
     paths = [ensure_checkpoint(str(recipe.train_from), backbone=backbone, lora=lora, evidence=k == 0,
                                settings=replace(settings, seed=settings.seed + k), progress=progress)
              for k in range(ensemble)]
@@ -88,7 +92,7 @@ def grounded_model(recipe: Recipe, *, backbone: str, lora: int, settings: TrainS
     provenance["actions_outside_space"] = 0  # counted while the episodes are generated
     provenance.update(executor.provenance())
     provenance["generation_batch_size"] = batch_size
-    return paths, provenance
+    return paths, provenance, action_labeller(recipe, actions, provenance)
 
 
 def imagined_rollouts(model, domain, starts: list, *, batch_size: int, provenance: dict[str, Any],
@@ -128,8 +132,8 @@ def action_labeller(recipe: Recipe, actions: str, provenance: dict[str, Any]):
     dynamics model (``imagine.inverse_dynamics``) trained on the recipe's real training set (read
     now), trained on the first call (in the generating process, after the workers are forked).
     The card's ``provenance.actions`` says which, and how many actions the inferred ones changed."""
-    if actions not in ACTION_SOURCES:
-        raise ValueError(f"actions: expected one of {', '.join(ACTION_SOURCES)}, got {actions!r}")
+    from ..loader.transitions import load as load_transitions
+
     if actions == "model":
         return None
     record = provenance["actions"] = {
@@ -137,9 +141,6 @@ def action_labeller(recipe: Recipe, actions: str, provenance: dict[str, Any]):
         "rule": "each stored action is what an inverse dynamics model (an MLP on [s, s' - s], trained on "
         "the real training set) infers from its imagined transition; the imagined states are the model's",
         "compared": 0, "changed": 0}
-
-    from ..loader.transitions import load as load_transitions
-
     real = load_transitions(recipe.train_from)  # now: the build later points Minari at its staging folder
     record["training_checksum"] = real.card.checksum
 
@@ -199,10 +200,9 @@ def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, s
     is loaded.
     """
     executor = executor or LocalPool(1)
-    paths, provenance = grounded_model(recipe, backbone=backbone, lora=lora, settings=settings,
-                                       progress=progress, executor=executor, batch_size=batch_size,
-                                       ensemble=ensemble)
-    labeller = action_labeller(recipe, actions, provenance)
+    paths, provenance, labeller = grounded_model(recipe, backbone=backbone, lora=lora, settings=settings,
+                                                 progress=progress, executor=executor, batch_size=batch_size,
+                                                 ensemble=ensemble, actions=actions)
 
     def episodes() -> Iterator[Episode]:
         domain = get_domain(recipe.domain)

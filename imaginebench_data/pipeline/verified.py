@@ -28,7 +28,7 @@ import numpy as np
 from ..core.episode import Episode
 from ..domains import get_domain
 from .executors import Executor, LocalPool
-from .generators import action_labeller, checked, grounded_model, imagined_rollouts, model_loader
+from .generators import checked, grounded_model, imagined_rollouts, model_loader
 from .recipe import Recipe
 from .rollout import episode_start
 
@@ -60,10 +60,9 @@ def verified_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, s
     transition checker re-simulates; the checkers of each round run on ``executor`` (default:
     in this process)."""
     executor = executor or LocalPool(1)
-    paths, provenance = grounded_model(recipe, backbone=backbone, lora=lora, settings=settings,
-                                       progress=progress, executor=executor, batch_size=batch_size,
-                                       ensemble=ensemble)
-    labeller = action_labeller(recipe, actions, provenance)
+    paths, provenance, labeller = grounded_model(recipe, backbone=backbone, lora=lora, settings=settings,
+                                                 progress=progress, executor=executor, batch_size=batch_size,
+                                                 ensemble=ensemble, actions=actions)
     rejected: Counter[str] = Counter()
     verification = provenance["verification"] = {
         "criteria": list(CRITERIA), "attempts_per_episode": recipe.attempts, "requested": count,
