@@ -111,7 +111,8 @@ def closed_loop(index: int) -> tuple[bool, float]:
             return True, float(next_state[X])
         if not MARKOV:
             hidden = batch.append(model.embed_actions(action), True)
-            hidden = batch.append(model.embed_states(torch.from_numpy(next_state[None].astype(np.float32))), True)
+            embedded = model.embed_states(torch.from_numpy(next_state[None].astype(np.float32)))
+            hidden = batch.append(embedded, True)
         state = next_state
     return False, float(state[X])
 
