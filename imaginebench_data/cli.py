@@ -167,7 +167,8 @@ def build(
                                  "grounding; the card names every member."),
     actions: str = typer.Option("model", help="Imaginary datasets: the actions stored: model (what the "
                                 "grounded model chose) or inferred (what an inverse dynamics model trained "
-                                "on the real training set infers from each imagined transition)."),
+                                "on the real training set infers from each imagined transition; the "
+                                "model's where the imagined state does not change)."),
 ) -> None:
     """Build datasets from their recipes in builders/ and write their cards.
 

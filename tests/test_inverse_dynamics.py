@@ -16,6 +16,7 @@ from imaginebench_data.imagine import checkpoints as store
 from imaginebench_data.imagine.inverse_dynamics import InverseDynamics, InverseDynamicsSettings
 from imaginebench_data.loader.transitions import load
 from imaginebench_data.pipeline.build import build
+from imaginebench_data.pipeline.generators import inferred_actions
 from imaginebench_data.pipeline.recipe import load_recipes
 
 TRAIN, REPHRASE = "imaginebench/clevr-train-real-v0", "imaginebench/clevr-rephrase-imaginary-v0"
@@ -72,6 +73,31 @@ def test_two_fits_with_one_seed_infer_the_same_bits_and_another_seed_other_ones(
     assert not np.array_equal(fitted(0), fitted(1))
 
 
+def test_where_the_imagined_state_does_not_change_the_model_s_action_stays():
+    """No expert push leaves the point still, so the inverse model names a push there, which
+    the simulator would make; the stored action there is the grounded model's."""
+    states, following, actions, episodes = pushes(2000, 0)
+    model = InverseDynamics.fit(states, following, actions, episodes, gym.spaces.Discrete(4), FAST)
+    # the point pushed +x, then still, then pushed +y, then still
+    path = np.array([[0.0, 0.0], [0.1, 0.0], [0.1, 0.0], [0.1, 0.1], [0.1, 0.1]], np.float32)
+    raw = model(path[:-1], path[1:])
+    assert raw[0] == 0 and raw[2] == 1  # the moves read right
+    chosen = np.array([3, (raw[1] + 1) % 4, 2, (raw[3] + 2) % 4])  # none is the inverse model's
+    record = {"compared": 0, "changed": 0, "kept_where_nothing_changes": 0}
+    stored = inferred_actions(model, path, chosen, record)
+    assert stored.tolist() == [0, chosen[1], 1, chosen[3]]
+    assert record == {"compared": 4, "changed": 2, "kept_where_nothing_changes": 2}
+    # continuous actions: a still step keeps the model's action exactly, a moving one is inferred
+    box = gym.spaces.Box(-1.0, 1.0, (2,), np.float32)
+    moves = InverseDynamics.fit(states, following, MOVES[actions] * 10, episodes, box, FAST)
+    guessed = np.full((4, 2), 0.3, np.float32)
+    record = {"compared": 0, "changed": 0, "kept_where_nothing_changes": 0}
+    stored = inferred_actions(moves, path, guessed.copy(), record)
+    assert np.array_equal(stored[[1, 3]], guessed[[1, 3]])
+    assert np.abs(stored[0] - [1.0, 0.0]).max() < 0.2 and np.abs(stored[2] - [0.0, 1.0]).max() < 0.2
+    assert record == {"compared": 4, "changed": 2, "kept_where_nothing_changes": 2}
+
+
 def test_an_unknown_action_source_is_refused_in_one_line():
     result = CliRunner().invoke(app, ["build", REPHRASE, "--actions", "guessed"])
     said = " ".join(result.output.replace("│", " ").split())  # the words, whatever rich's box wraps
@@ -105,9 +131,12 @@ def test_a_build_with_inferred_actions_keeps_the_imagined_states_and_stores_the_
     model = InverseDynamics.fit(real.observations, real.next_observations, real.actions, real.episode_ids,
                                 gym.spaces.Discrete(40))
     assert record["inverse_dynamics"] == json.loads(json.dumps(model.report))
-    for episode in after:
+    for one, episode in zip(before, after):  # the model's action kept where nothing changes
         states = episode.observations["state"]
-        assert np.array_equal(episode.actions, model(states[:-1], states[1:]))
+        still = np.all(states[1:] == states[:-1], axis=1)
+        assert np.array_equal(episode.actions, np.where(still, one.actions, model(states[:-1], states[1:])))
+    assert record["kept_where_nothing_changes"] == sum(
+        int(np.all(e.observations["state"][1:] == e.observations["state"][:-1], axis=1).sum()) for e in after)
     # the transition checker judged the inferred actions, not the model's
     sim = CLEVR.simulator()
     for episode in after:

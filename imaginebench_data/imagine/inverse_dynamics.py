@@ -5,12 +5,14 @@ in the simulator, the committed LIBERO easy set's stored actions reach 8.3% of t
 its imagined states reach 36.5% (``quality/replay.py``). A learner such as BC learns the
 actions. With ``--actions inferred`` every stored action is replaced by what an inverse dynamics
 model infers from the imagined transition it belongs to, ``(s_t, s_t+1) -> a_t``, as UniPi labels
-the frames it generates. The model is an MLP (``baselines.bc.mlp``) on ``[s, s' - s]``, each
-column standardized, trained on the real training set the language model was grounded on
-(cross-entropy for discrete actions, mean squared error for continuous ones, whose outputs are
-clipped into the action space). The imagined states are left as they are, so goal consistency
-and illegal states do not change; what the simulator does with the new actions (the transition
-checker, the replay) does.
+the frames it generates, except where the imagined state does not change: no action can be
+read off such a step, and the expert's never show one, so the grounded model's action stays
+(``pipeline.generators.inferred_actions``). The model is an MLP (``baselines.bc.mlp``) on
+``[s, s' - s]``, each column standardized, trained on the real training set the language
+model was grounded on (cross-entropy for discrete actions, mean squared error for continuous
+ones, whose outputs are clipped into the action space). The imagined states are left as they
+are, so goal consistency and illegal states do not change; what the simulator does with the
+new actions (the transition checker, the replay) does.
 
 Training is seeded and runs on ``COMPUTE_THREADS`` threads with deterministic algorithms, so a
 build gives the same actions on every run. A tenth of the training episodes is held out and the
