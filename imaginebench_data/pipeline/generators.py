@@ -165,7 +165,7 @@ def inferred_actions(infer, states: np.ndarray, actions: np.ndarray, record: dic
     those kept so, and those changed (discrete: another action; continuous: a number moved by
     more than ``CHANGED``)."""
     inferred = infer(states[:-1], states[1:])
-    still = np.all(states[1:] == states[:-1], axis=tuple(range(1, states.ndim)))
+    still = np.all(states[1:] == states[:-1], axis=1)
     inferred[still] = actions[still]
     moved = inferred != actions if inferred.ndim == 1 else np.abs(inferred - actions).max(axis=1) > CHANGED
     record["compared"] += len(actions)
