@@ -39,6 +39,8 @@ from imaginebench_data.domains.clevr.predicates import (  # noqa: E402
     RELATION_UNIT,
     RELATIONS,
     ball_xy,
+    balls_gathered,
+    line_pairs_aligned,
     relation_holds,
 )
 from imaginebench_data.domains.clevr.tasks import relation_id  # noqa: E402
@@ -52,17 +54,18 @@ from grounding_seeds import level_prompts  # noqa: E402
 
 CLEVR = get_domain("clevr")
 TRAIN = {task.id: task for task in CLEVR.tasks("train")}
-UNCOMPOSED = ("line-in-colour-order", "gather-around-green")  # the hard tasks without sub-goals
+# the hard tasks without sub-goals, and the progress count each one's predicate reads
+UNCOMPOSED = {"line-in-colour-order": line_pairs_aligned, "gather-around-green": balls_gathered}
 LINE = [(1, 0, "right"), (2, 1, "right"), (3, 2, "right"), (4, 3, "right")]
 OTHERS = [ball for ball in range(5) if ball != GREEN]
 
 
 def gather_relations(start: np.ndarray) -> list[tuple[int, int, str]]:
     """Each other ball on its own side of green, the sides assigned by least summed distance."""
-    green = ball_xy(start[None], GREEN)[0]
+    offsets = {ball: ball_xy(start[None], ball)[0] - ball_xy(start[None], GREEN)[0] for ball in OTHERS}
 
     def cost(sides):
-        return sum(np.linalg.norm(ball_xy(start[None], ball)[0] - green - AIM_DISTANCE * RELATION_UNIT[side])
+        return sum(np.linalg.norm(offsets[ball] - AIM_DISTANCE * RELATION_UNIT[side])
                    for ball, side in zip(OTHERS, sides))
 
     sides = min(itertools.permutations(RELATIONS), key=cost)
@@ -80,7 +83,7 @@ def composed(task, start):
 
 
 def report(name, prompts, rollouts, subgoals):
-    for task_id in UNCOMPOSED:
+    for task_id, progress_count in UNCOMPOSED.items():
         runs = [(p, r) for p, r in zip(prompts, rollouts) if p.task.id == task_id]
         held = 0
         for prompt, rollout in runs:
@@ -89,13 +92,9 @@ def report(name, prompts, rollouts, subgoals):
             if relations:
                 every = np.all([relation_holds(rollout.states, *r) for r in relations], axis=0)
                 held += bool(every.any())
-        progress = np.mean([_progress(prompt.task, rollout.states[-1]) for prompt, rollout in runs])
+        progress = np.mean([progress_count(rollout.states[-1:])[0] for _, rollout in runs])
         print(f"  {name:9s} {task_id:22s} goal consistent {sum(r.success for _, r in runs)} of {len(runs)}, "
               f"sub-goals all held {held}, progress at the end {progress:.2f} of 4", flush=True)
-
-
-def _progress(task, state):
-    return int(task.reward.keywords["progress"](state[None])[0])
 
 
 prompts = [p for p in level_prompts("clevr", "hard") if p.task in UNCOMPOSED]

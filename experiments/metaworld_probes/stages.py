@@ -53,8 +53,9 @@ def stage_goals(task, start=None):
 def open_goal_from_handle():
     """Where the simulator shows the open goal once the lock is turned, from the handle of the
     door at rest (the door body is not in the state): one reset of the locked-door scene."""
-    sim = get_domain(DOMAIN).simulator()
-    state = sim.reset(get_domain(DOMAIN).task("hard", "locked-door-open"), np.random.default_rng(0))
+    domain = get_domain(DOMAIN)
+    sim = domain.simulator()
+    state = sim.reset(domain.task("hard", "locked-door-open"), np.random.default_rng(0))
     door = sim.env.data.body(SCENES["locked-door-open"].staged_origin).xpos
     return door + np.asarray(DOOR_OPEN_GOAL) - position(state[None], "handle")[0]
 
