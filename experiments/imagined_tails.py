@@ -9,7 +9,7 @@ taken as it is and in variants, and evaluates each policy on the level's eval en
 
 - ``real``: the training set alone (the benchmark's real-only cell);
 - ``imagined``: the imagined set as built (the benchmark's real+imaginary cell);
-- ``cut:K``: every imagined episode's steps from the K-th on left out;
+- ``cut:K``: every imagined episode cut to its first K steps;
 - ``cut-real:F``: the same with K = F x the longest episode of the domain's real training set;
 - ``clean``: only the goal-consistent (and legal) imagined episodes (the Sampler's "clean").
 
