@@ -29,10 +29,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from imaginebench_data.baselines.bc import BCSettings, train_bc
-from imaginebench_data.baselines.compare import BASELINE_THREADS, BUDGETS, eval_episodes
-from imaginebench_data.imagine.determinism import intra_op_threads
-from imaginebench_data.loader.evaluate import evaluate
+from imaginebench_data.baselines.compare import BUDGETS, train_and_evaluate
 from imaginebench_data.loader.sampler import Sampler
 from imaginebench_data.loader.transitions import Transitions, load
 
@@ -45,36 +42,46 @@ def rows_of(transitions: Transitions, keep: np.ndarray) -> Transitions:
     return dataclasses.replace(transitions, **rows)
 
 
-def variant_mix(domain: str, level: str, variant: str) -> tuple[dict, str]:
-    """The Sampler's mix for ``variant`` and a line saying what of the imagined set it keeps."""
-    train = load(f"imaginebench/{domain}-train-real-v0")
-    if variant == "real":
-        return {train: 1.0}, "no imagined data"
-    imagined = load(f"imaginebench/{domain}-{level}-imaginary-v0")
+def parse_variant(variant: str) -> tuple[str, float | None]:
+    """``(name, number)`` of a variant (``"cut-real:1.5"`` -> ``("cut-real", 1.5)``)."""
     name, _, value = variant.partition(":")
+    if name in ("real", "imagined", "clean") and not value:
+        return name, None
+    if name in ("cut", "cut-real") and value.replace(".", "", 1).isdigit():
+        return name, float(value)
+    raise ValueError(f"unknown variant {variant!r}: expected real, imagined, clean, cut:K or cut-real:F")
+
+
+def variant_mix(domain: str, level: str, variant: str) -> tuple[dict[str, float], Sampler | None, str]:
+    """The datasets of ``variant``'s regime, the Sampler to train on them (None: the datasets as
+    built) and a line saying what of the imagined set it keeps."""
+    train_id = f"imaginebench/{domain}-train-real-v0"
+    imagined_id = f"imaginebench/{domain}-{level}-imaginary-v0"
+    name, number = parse_variant(variant)
+    if name == "real":
+        return {train_id: 1.0}, None, "no imagined data"
+    train, imagined = load(train_id), load(imagined_id)
     if name == "imagined":
         keep = np.ones(len(imagined), bool)
     elif name == "clean":
         keep = imagined.goal_consistent & imagined.legal
-    elif name in ("cut", "cut-real"):
-        longest = int(np.max(train.episodes["length"])) if name == "cut-real" else 1
-        keep = imagined.steps < int(round(float(value) * longest))
     else:
-        raise ValueError(f"unknown variant {variant!r}")
+        longest = int(np.max(train.episodes["length"])) if name == "cut-real" else 1
+        keep = imagined.steps < int(round(number * longest))
     kept = rows_of(imagined, keep)
     line = (f"{int(keep.sum())} of {len(imagined)} imagined transitions, "
             f"{len(np.unique(kept.episode_ids))} episodes")
-    return {train: 0.5, kept: 0.5}, line
+    return {train_id: 0.5, imagined_id: 0.5}, Sampler({train: 0.5, kept: 0.5}, encoder="minilm"), line
 
 
-@intra_op_threads(BASELINE_THREADS)
 def train_and_score(domain: str, level: str, variant: str, seed: int) -> tuple[str, int, float, str]:
-    mix, line = variant_mix(domain, level, variant)
-    policy, _ = train_bc(Sampler(mix, encoder="minilm"), BCSettings(steps=BUDGETS["demo"], seed=seed))
-    policy.rewind()
-    result = evaluate(policy, domain, level, episodes=eval_episodes(domain, level), seed=1000 + seed,
-                      progress=False)
-    return variant, seed, float(result.attrs["success_rate"]), line
+    """The benchmark's own training and evaluation (``compare.train_and_evaluate``), on the
+    variant's Sampler where it has one (``samplers`` is the cache that function reads first)."""
+    datasets, sampler, line = variant_mix(domain, level, variant)
+    samplers = {} if sampler is None else {tuple(datasets.items()): sampler}
+    [row] = train_and_evaluate(domain, "bc", datasets, seed, BUDGETS["demo"], "minilm", None,
+                               [(level, variant)], samplers=samplers)
+    return variant, seed, float(row["success_rate"]), line
 
 
 def main() -> None:
@@ -86,10 +93,10 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     for variant in args.variants:  # refused here, before any worker starts
-        name, _, value = variant.partition(":")
-        if not (name in ("real", "imagined", "clean") and not value
-                or name in ("cut", "cut-real") and value.replace(".", "", 1).isdigit()):
-            parser.error(f"unknown variant {variant!r}: expected real, imagined, clean, cut:K or cut-real:F")
+        try:
+            parse_variant(variant)
+        except ValueError as error:
+            parser.error(str(error))
     jobs = [(args.domain, args.level, variant, seed)
             for variant in args.variants for seed in range(args.seeds)]
     results: dict[str, list[float]] = {}
