@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -23,6 +24,29 @@ MAX_WORKERS = 4 * (os.cpu_count() or 1)
 
 
 class _App(typer.Typer):
+    def __call__(self, *args, **kwargs):
+        """As Typer runs a command, but a mistake in the command line (an option out of its range,
+        an unknown option, a missing argument) is one line too, as the commands' own errors are,
+        not Click's usage box; ``imaginebench`` alone still shows the help."""
+        exceptions = sys.modules[typer.BadParameter.__module__]  # Click's, or the copy Typer carries
+        try:
+            code = super().__call__(*args, standalone_mode=False, **kwargs)
+        except exceptions.UsageError as error:
+            if type(error).__name__ == "NoArgsIsHelpError":
+                error.show()
+                sys.exit(error.exit_code)
+            where = f" (see `{error.ctx.command_path} --help`)" if error.ctx is not None else ""
+            err_console.print(f"[red]error:[/red] {escape(error.format_message())}{where}", highlight=False,
+                              soft_wrap=True)
+            sys.exit(error.exit_code)
+        except exceptions.ClickException as error:
+            error.show()
+            sys.exit(error.exit_code)
+        except exceptions.Abort:
+            err_console.print("aborted", highlight=False)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
     def command(self, *args, **kwargs):
         register = super().command(*args, **kwargs)
 
@@ -83,7 +107,10 @@ def _did_you_mean(error: Exception) -> str:
     from .datasets.read import local_ids
     from .pipeline.recipe import load_recipes
 
-    known = sorted(set(load_recipes()) | set(local_ids()))
+    recipes = load_recipes()
+    if given.strip() in recipes:  # a recipe's id, not built yet: the message says how to build it
+        return ""
+    known = sorted(set(recipes) | set(local_ids()))
     close = difflib.get_close_matches(given.strip(), known, n=1, cutoff=0.8)
     return f" Did you mean {close[0]!r}?" if close else ""
 
@@ -147,14 +174,14 @@ def build(
                                  "cluster; the same bytes either way)."),
     address: str | None = typer.Option(None, help="--executor ray: the cluster's HOST:PORT (`ray start "
                                        "--head` prints it); default: a local Ray started for this build."),
-    episodes: int | None = typer.Option(None, help="Override the scale's episode count."),
+    episodes: int | None = typer.Option(None, min=1, help="Override the scale's episode count."),
     cards_dir: Path | None = typer.Option(None, help="Where to write cards (default: cards/)."),
     backbone: str = typer.Option("scratch", help="Imaginary datasets: 'scratch' (a small GPT-2 trained "
                                  "here) or a local Hugging Face model directory, e.g. Llama-2-7b-chat."),
-    lora: int = typer.Option(0, help="LoRA rank on a --backbone model (0: fine-tune every weight)."),
+    lora: int = typer.Option(0, min=0, help="LoRA rank on a --backbone model (0: fine-tune every weight)."),
     precision: str = typer.Option("auto", help="Grounding precision: auto, fp32, bf16-mixed (fp32 master "
                                   "weights, bf16 autocast) or bf16 (frozen bf16 weights, LoRA only)."),
-    batch_size: int = typer.Option(64, help="Imaginary datasets: rollouts generated together."),
+    batch_size: int = typer.Option(64, min=1, help="Imaginary datasets: rollouts generated together."),
     epochs: int | None = typer.Option(None, min=1, help="Imaginary datasets: grounding epochs (default: "
                                       "the recipe's for --scale: 20 at demo; at paper 10 for CLEVR, as KALM, "
                                       "and 5 elsewhere)."),
@@ -318,12 +345,20 @@ def verify(
     from rich.progress import track
 
     from .datasets.ids import DatasetId
-    from .datasets.read import local_ids, written_by_us
+    from .datasets.read import local_ids, unlisted_ids, written_by_us
     from .datasets.verify import verify as verify_one
+    from .domains import domain_names
 
+    unknown = [d for d in domains or [] if d not in domain_names()]
+    if unknown:
+        known = ", ".join(domain_names())
+        raise typer.BadParameter(f"unknown domain {unknown[0]!r}: expected one of {known}",
+                                 param_hint="'--domain'")
     chosen = list(ids or [])
     if domains or not chosen:
-        found = [i for i in local_ids() if not domains or DatasetId.parse(i).domain in domains]
+        # with those Minari cannot list (their metadata.json missing or malformed): reported broken
+        found = [i for i in local_ids() + unlisted_ids()
+                 if not domains or DatasetId.parse(i).domain in domains]
         foreign = [i for i in found if not written_by_us(i)]
         if foreign:
             console.print(f"skipped {len(foreign)} dataset(s) not written by imaginebench-data: "
@@ -359,6 +394,10 @@ def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to g
     from .quality.frame import quality_frame
 
     frame = quality_frame(dataset_id)
+    if by not in frame.columns:
+        known = ", ".join(map(str, frame.columns))
+        raise typer.BadParameter(f"expected a column of the quality frame ({known}), got {by!r}",
+                                 param_hint="'--by'")
     columns = {"episodes": ("length", "size"), "mean_length": ("length", "mean"),
                "mean_return": ("return", "mean"), "success": ("success", "mean"),
                "illegal_states": ("illegal_states", "sum"), "transition_errors": ("transition_errors", "sum")}
@@ -391,7 +430,7 @@ def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to g
 def ground(
     dataset_id: str = typer.Argument("imaginebench/clevr-train-real-v0", help="Real dataset to ground on."),
     backbone: str = typer.Option("scratch", help="'scratch' or a local Hugging Face model directory."),
-    lora: int = typer.Option(0, help="LoRA rank on a --backbone model (0: fine-tune every weight)."),
+    lora: int = typer.Option(0, min=0, help="LoRA rank on a --backbone model (0: fine-tune every weight)."),
     scale: str = typer.Option("demo", help="Whose checkpoint the defaults ground: the builds' at this "
                               "scale, demo or paper (their epochs and levers; ground on the training set "
                               "built at that scale)."),
@@ -399,14 +438,15 @@ def ground(
                                       help="Training epochs (default: the builds' at --scale: 20 at demo; at "
                                       "paper 10 for CLEVR, 5 elsewhere)."),
     precision: str = typer.Option("auto", help="auto, fp32, bf16-mixed or bf16 (LoRA only)."),
-    batch_size: int = typer.Option(32, help="Training sequences per optimiser step (over all processes)."),
+    batch_size: int = typer.Option(32, min=1, help="Training sequences per optimiser step (over all "
+                                   "processes)."),
     lr: float | None = typer.Option(None, help="Peak learning rate (default: 1e-3 scratch, 2e-4 LoRA, 5e-5 "
                                     "full fine-tuning)."),
     numerics: str = typer.Option("recipe", help="CPU kernels: recipe (what the domain's imagined recipes "
                                  "say), portable or native (see `imaginebench build --help`)."),
-    dynamics_per_episode: int = typer.Option(2, help="Dynamics-task sequences per episode and epoch."),
-    seed: int = typer.Option(0, help="Seed of the initial weights and of every draw of the training data "
-                             "(the builds ground with 0)."),
+    dynamics_per_episode: int = typer.Option(2, min=0, help="Dynamics-task sequences per episode and epoch."),
+    seed: int = typer.Option(0, min=0, help="Seed of the initial weights and of every draw of the training "
+                             "data (the builds ground with 0)."),
     short_apart: bool | None = typer.Option(None, "--short-apart/--no-short-apart", show_default=False,
                                             help="Batch the short (dynamics, one-step) sequences apart from "
                                             "the long ones: many of them then cost little (default: the "
@@ -428,12 +468,12 @@ def ground(
                                             help="The model sees the state columns the training set never "
                                             "varied as that value (default: the domain's builds' choice, "
                                             "on for Meta-World and LIBERO)."),
-    action_bins: int = typer.Option(0, help="Continuous actions: the action head predicts each action "
+    action_bins: int = typer.Option(0, min=0, help="Continuous actions: the action head predicts each action "
                                      "number as one of this many values (0: regression)."),
     action_weight: float | None = typer.Option(None, show_default=False,
                                                help="The action loss counted this many times in the sum "
                                                "the optimiser minimises (default 1: the plain sum)."),
-    steps_per_episode: int | None = typer.Option(None, show_default=False,
+    steps_per_episode: int | None = typer.Option(None, min=0, show_default=False,
                                                  help="One-step rollouts (the rollout task prompted at a "
                                                  "random step) per episode and epoch (default: the domain's "
                                                  "builds' choice, 16 for Meta-World, 0 elsewhere)."),
@@ -451,13 +491,15 @@ def ground(
     fused_adam: bool | None = typer.Option(None, "--fused-adam/--no-fused-adam", show_default=False,
                                            help="AdamW's fused kernel, whose square root is exact, not "
                                            "MKL's, whose last bits depend on the CPU (default: the "
-                                           "domain's builds' choice, off everywhere so far)."),
+                                           "domain's builds' choice: on in every domain's demo builds, "
+                                           "off at paper scale)."),
 ) -> None:
     """Ground a language model on a real dataset (or reuse the checkpoint); print its evidence.
 
-    Under `accelerate launch --num_processes N` it trains data parallel on N processes (GPUs, or
-    CPUs with --cpu), each on its share of every batch of --batch-size (the builds' --length-split,
-    a one-process lever of the same gradient, is left off there)."""
+    Under `accelerate launch --multi_gpu --num_processes N` it trains data parallel on N processes
+    (GPUs; CPUs with gloo where there is none: accelerate's --cpu starts one process), each on its
+    share of every batch of --batch-size (the builds' --length-split, a one-process lever of the
+    same gradient, is left off there)."""
     from .datasets.ids import DatasetId
     from .domains import get_domain
     from .imagine.checkpoints import checkpoint_provenance, ensure_checkpoint
@@ -465,6 +507,12 @@ def ground(
     from .imagine.train import TrainSettings
     from .pipeline.recipe import SCALES, TRAIN_EPOCHS, load_recipes
 
+    for name, value in (("--lr", lr), ("--action-weight", action_weight)):
+        if value is not None and not value > 0:
+            raise typer.BadParameter(f"expected a positive number, got {value:g}", param_hint=f"'{name}'")
+    if action_bins == 1:
+        raise typer.BadParameter("expected 0 (regression) or at least 2 values, got 1",
+                                 param_hint="'--action-bins'")
     trained_on = DatasetId.parse(dataset_id)
     if scale not in SCALES:
         raise typer.BadParameter(f"expected one of {SCALES}, got {scale!r}", param_hint="'--scale'")
@@ -570,18 +618,18 @@ def evaluate_regimes(
                                       "(repeatable; 'all': every domain with a built training set). "
                                       "Default: clevr."),
     algo: str = typer.Option("bc", help="bc (plain torch), or d3rlpy's cql / td3+bc (in .venv-d3rlpy)."),
-    seeds: int = typer.Option(3, help="Seeds per (level, regime)."),
+    seeds: int = typer.Option(3, min=1, help="Seeds per (level, regime)."),
     budget: str = typer.Option("demo", help="demo (5,000 gradient steps per run) or paper (the "
                                "original's 500,000)."),
-    steps: int | None = typer.Option(None, help="Gradient steps per run (overrides --budget)."),
-    hidden: int = typer.Option(256, help="bc: width of the MLP's two hidden layers."),
+    steps: int | None = typer.Option(None, min=1, help="Gradient steps per run (overrides --budget)."),
+    hidden: int = typer.Option(256, min=1, help="bc: width of the MLP's two hidden layers."),
     dropout: float = typer.Option(0.0, help="bc: dropout after each hidden layer while training."),
     normalize: bool = typer.Option(False, help="bc: standardize the state columns (the training "
                                    "rows' mean and spread)."),
     history: bool = typer.Option(True, help="bc: let the policy see the domain's history columns "
                                  "(HalfCheetah's distance so far, time, furthest points); "
                                  "--no-history leaves them out."),
-    bins: int = typer.Option(0, help="bc, continuous actions: each action number one of this many "
+    bins: int = typer.Option(0, min=0, help="bc, continuous actions: each action number one of this many "
                              "evenly spaced values (cross-entropy, sampled when acting); 0: "
                              "regression (MSE)."),
     symmetries: bool = typer.Option(False, help="bc: every batch row a copy of itself that keeps its task "
@@ -608,8 +656,11 @@ def evaluate_regimes(
                                 "per (datasets, seed); the same results whatever the number."),
 ) -> None:
     """Train a policy on each data regime (real / real+imaginary / real+verified / oracle) of
-    each level, evaluate it in the level's eval env, and write the table (mean ± std over seeds)
-    and a plot per domain; with several domains also results/benchmark-<algo>.md, all in one."""
+    each level, evaluate it in the level's eval env, and write the table (mean ± std over seeds),
+    each regime against real-only (the difference, Welch's 95% interval over the seeds: ahead,
+    behind or within the noise) and a plot per domain; with several domains also
+    results/benchmark-<algo>.md, all in one."""
+    from .baselines import against_real
     from .baselines.compare import (
         BUDGETS,
         LEVELS,
@@ -617,6 +668,7 @@ def evaluate_regimes(
         benchmark_table,
         compare,
         markdown_table,
+        regimes_run,
         summary,
         write_results,
     )
@@ -637,7 +689,15 @@ def evaluate_regimes(
         raise typer.BadParameter(str(error)) from error
     bc = {"hidden": hidden, "dropout": dropout, "normalize": normalize, "history": history, "bins": bins,
           "symmetries": symmetries}
+    if not 0.0 <= dropout < 1.0:
+        raise typer.BadParameter(f"expected a share in [0, 1), got {dropout:g}", param_hint="'--dropout'")
+    if bins == 1:
+        raise typer.BadParameter("expected 0 (regression) or at least 2 values, got 1", param_hint="'--bins'")
     chosen = list(domains or ["clevr"])
+    unknown = [d for d in chosen if d != "all" and d not in domain_names()]
+    if unknown:
+        raise typer.BadParameter(f"unknown domain {unknown[0]!r}: expected all or one of "
+                                 f"{', '.join(domain_names())}", param_hint="'--domain'")
     if "all" in chosen:
         built = set(local_ids())
         chosen = [d for d in domain_names() if f"imaginebench/{d}-train-real-v0" in built]
@@ -675,6 +735,9 @@ def evaluate_regimes(
                               f"{time.strftime('%Y-%m-%d')}.")
         journal.unlink(missing_ok=True)  # its rows are in the results now
         console.print(markdown_table(summary(results)))
+        versus = against_real.against_real(results)
+        if not versus.empty:
+            console.print("\n".join(against_real.markdown(versus, regimes_run(results))))
         for path in paths:
             console.print(f"wrote {path}")
         every.append(results)
@@ -682,7 +745,8 @@ def evaluate_regimes(
         path = out / f"benchmark-{algo}.md"
         path.write_text(f"# {algo.upper()}: success rate by domain, level and data regime\n\n"
                         f"{steps:,} steps per run, {seeds} seeds, {time.strftime('%Y-%m-%d')}.\n\n"
-                        f"{benchmark_table(every)}\n")
+                        f"{benchmark_table(every)}\n\n## Against real-only\n\n{against_real.explained()}\n\n"
+                        f"{against_real.benchmark_markdown(every, REGIMES)}\n")
         console.print(f"wrote {path}")
 
 

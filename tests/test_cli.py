@@ -48,7 +48,7 @@ def test_unknown_dataset_is_one_line_without_a_traceback(minari_root):
     assert not isinstance(result.exception, KeyError)
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: dataset 'imaginebench/clevr-easy-real-v3'")
-    assert "imaginebench build" in lines[0] and "Traceback" not in result.output
+    assert "No recipe builds it" in lines[0] and "Traceback" not in result.output  # v3: no recipe
     debug = CliRunner().invoke(app, ["--debug", "inspect", "imaginebench/clevr-easy-real-v3"])
     assert isinstance(debug.exception, KeyError)  # --debug lets the error through with its traceback
 
@@ -217,6 +217,30 @@ def test_verify_checks_every_dataset_and_names_each_broken_one(built, minari_roo
     assert "cannot be read" in result.output  # the truncated file, named, and the run went on
 
 
+@pytest.mark.parametrize("damage", ["deleted", "malformed"])
+def test_verify_reports_a_dataset_whose_metadata_minari_cannot_read(built, minari_root, tmp_path, damage):
+    """Minari's listing skips a dataset whose metadata.json is gone or not JSON (with a warning),
+    so `verify` with no ids must look at the folders too, or it would pass with it broken."""
+    import shutil
+
+    easy = "imaginebench/clevr-easy-real-v0"
+    shutil.copytree(minari_root / HARD, minari_root / easy)
+    metadata = minari_root / easy / "data" / "metadata.json"
+    metadata.unlink() if damage == "deleted" else metadata.write_text(metadata.read_text()[:200])
+    result = CliRunner().invoke(app, ["verify"], env={"COLUMNS": "300"})
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "1 of 2 datasets verified" in result.output
+    assert easy in result.output and "cannot be read" in result.output
+    if damage == "malformed":  # the loader and inspect name the file, and what it should have been
+        from imaginebench_data import load
+
+        with pytest.raises(ValueError, match=r"metadata.json: expected Minari's metadata as JSON"):
+            load(easy)
+        inspected = CliRunner().invoke(app, ["inspect", easy], env={"COLUMNS": "300"})
+        assert inspected.exit_code == 2
+        assert f"{metadata}: expected Minari's metadata as JSON" in inspected.output
+
+
 def test_verify_never_raises(minari_root):
     from imaginebench_data.datasets.verify import verify as verify_one
 
@@ -371,3 +395,97 @@ def test_evaluate_runs_only_the_regimes_asked_for(train_set, tmp_path):
     assert rows[["level", "regime", "seed"]].values.tolist() == [["easy", "oracle", 0]]
     written = sorted(path.name for path in out.iterdir())
     assert written == ["clevr-bc.csv", "clevr-bc.md", "clevr-bc.png"]  # and no journal left
+
+
+@pytest.mark.parametrize("command, option", [
+    (["ground", "imaginebench/clevr-train-real-v0", "--batch-size", "-1"], "--batch-size"),
+    (["ground", "imaginebench/clevr-train-real-v0", "--batch-size", "0"], "--batch-size"),
+    (["ground", "imaginebench/clevr-train-real-v0", "--dynamics-per-episode", "-5"],
+     "--dynamics-per-episode"),
+    (["ground", "imaginebench/clevr-train-real-v0", "--seed", "-1"], "--seed"),
+    (["ground", "imaginebench/clevr-train-real-v0", "--lora", "-1"], "--lora"),
+    (["ground", "imaginebench/clevr-train-real-v0", "--lr", "-1"], "--lr"),
+    (["ground", "imaginebench/clevr-train-real-v0", "--action-weight", "0"], "--action-weight"),
+    (["ground", "imaginebench/clevr-train-real-v0", "--action-bins", "1"], "--action-bins"),
+    (["build", HARD, "--episodes", "0"], "--episodes"),
+    (["build", HARD, "--batch-size", "0"], "--batch-size"),
+    (["evaluate", "--seeds", "0"], "--seeds"),
+    (["evaluate", "--steps", "0"], "--steps"),
+    (["evaluate", "--dropout", "1"], "--dropout"),
+    (["evaluate", "--bins", "1"], "--bins"),
+    (["evaluate", "--domain", "clevrr"], "--domain"),
+])
+def test_counts_and_rates_out_of_range_are_refused_before_any_work(minari_root, command, option):
+    """Found by trying them (2026-12-06): `ground --batch-size -1` trained 0 batches and saved the
+    untrained model, `--batch-size 0` died in a ZeroDivisionError after loading; `evaluate --steps
+    0` trained the budget's steps and `--domain clevrr` blamed the datasets."""
+    result = CliRunner().invoke(app, command, env={"COLUMNS": "200"})
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert option in result.output and not (minari_root / "imaginebench").exists()
+
+
+def test_a_cards_folder_that_is_a_file_fails_the_build_before_the_dataset_is_replaced(built, minari_root,
+                                                                                      tmp_path):
+    """Found by trying it (2026-12-06): `--force` with --cards-dir naming a file replaced the
+    dataset, then failed writing its card ("File exists"), the previous version lost."""
+    import minari
+
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    result = CliRunner().invoke(app, ["build", HARD, "--episodes", "2", "--workers", "1", "--force",
+                                      "--cards-dir", str(blocked)], env={"COLUMNS": "200"})
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"cards folder {blocked}: expected a folder" in " ".join(result.output.split())
+    assert minari.load_dataset(HARD).total_episodes == built["episodes"] == 4  # the old version, whole
+
+
+def test_inspect_by_a_column_the_frame_lacks_names_the_columns(built):
+    result = CliRunner().invoke(app, ["inspect", HARD, "--by", "bogus"], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "got 'bogus'" in result.output and "task_id" in result.output
+    assert CliRunner().invoke(app, ["inspect", HARD, "--by", "phrasing_id"]).exit_code == 0
+
+
+@pytest.mark.parametrize("dataset_id, advice", [
+    ("imaginebench/clevr-easy-real-v0",
+     "Build it with `imaginebench build imaginebench/clevr-easy-real-v0`."),
+    ("imaginebench/clevr-easy-real-v1", "No recipe builds it (`imaginebench list` shows those that do). "
+                                        "Did you mean 'imaginebench/clevr-easy-real-v0'?"),
+    ("imaginebench-original/clevr-easy-real-v0", "Import it with `imaginebench import FOLDER`"),
+])
+def test_a_missing_dataset_is_told_how_it_is_made(minari_root, dataset_id, advice):
+    """Found 2026-12-06: every missing id was told to build itself, ids no recipe builds too."""
+    result = CliRunner().invoke(app, ["inspect", dataset_id], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and advice in " ".join(result.output.split())
+    if "Build it" in advice:  # a recipe's id, only not built: not misspelt
+        assert "Did you mean" not in result.output
+
+
+@pytest.mark.parametrize("arguments, code, first", [
+    (["build", "--workers", "0"], 2, "error: Invalid value for '--workers': expected 1..8, got 0"),
+    (["build", "--workers", "nine"], 2, "error: Invalid value for '--workers': Input should be a valid"),
+    (["inspect"], 2, "error: Missing argument 'dataset_id'. (see `imaginebench inspect --help`)"),
+    (["evaluate", "--seeds", "0"], 2, "error: Invalid value for '--seeds'"),
+    (["build", "--frobnicate"], 2, "error: No such option: --frobnicate"),
+    (["--help"], 0, None),
+    ([], 2, None),  # no command: the help, as before
+])
+def test_a_mistake_in_the_command_line_is_one_line_as_the_console_script_runs(minari_root, arguments, code,
+                                                                              first):
+    """The console script (not CliRunner, which runs Click's own error box): a mistake in the
+    options is one line on stderr, as the commands' own errors are (found 2026-12-06: Click's
+    usage box took five lines)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = str(Path(sys.executable).with_name("imaginebench"))
+    ran = subprocess.run([script, *arguments], capture_output=True, text=True, cwd="/",
+                         env={**os.environ, "MINARI_DATASETS_PATH": str(minari_root), "COLUMNS": "300"})
+    assert ran.returncode == code, ran.stdout + ran.stderr
+    if first is None:
+        assert "Usage: imaginebench" in ran.stdout + ran.stderr and "Traceback" not in ran.stderr
+    else:
+        assert len(ran.stderr.strip().splitlines()) == 1 and ran.stderr.startswith(first), ran.stderr
+        assert "see `imaginebench" in ran.stderr and ran.stdout == ""

@@ -284,6 +284,8 @@ BREAKAGES = {
     "mask not a prefix": (_hole_in_mask, r"ball_real.hdf5: key 'masks' trajectory 1 is not a prefix of ones"),
     "action outside the space": (lambda a: {"actions": np.where(a["masks"][:, :, 0] > 0, 40, 0)},
                                  r"ball_real.hdf5: key 'actions' trajectory 0 step 0 is 40, not in Discrete"),
+    "no trajectories": (lambda a: {key: value[:0] for key, value in a.items()},  # found 2026-12-06
+                        r"ball_real.hdf5: key 'observations' has shape \(0, \d+, 10\); expected at "),
     "row bytes against shape": (_break_release, r"ball_real.hdf5: column 'observations_data' of row_index 1 "
                                                 r"holds 34228 bytes; expected 34232 = \(11, 778\) x 4-byte"),
 }

@@ -192,12 +192,21 @@ def test_render_writes_a_gif_of_every_state(stored, tmp_path, monkeypatch):
     (["--episode", "-1"], "error: episode -1 is out of range"),
     (["--episode", "0", "--every", "0"], "error: --every must be at least 1, got 0"),
     (["--episode", "0", "--out", "/nonexistent/folder/x.png"], "error: "),
+    (["--episode", "0", "--out", "x.jpg"], "error: x.jpg: expected a file name ending in .png"),
+    (["--episode", "0", "--gif", "--out", "x.png"], "error: x.png: expected a file name ending in .gif"),
 ])
 def test_render_mistakes_are_one_line_with_exit_code_2(stored, args, message):
     result = CliRunner().invoke(app, ["render", HARD, *args])
     assert result.exit_code == 2, result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(message) and "Traceback" not in result.output
+
+
+def test_render_into_a_folder_writes_the_default_name_there(stored, tmp_path):
+    """Found by trying it (2026-12-06): `--out FOLDER` ended in an IsADirectoryError traceback."""
+    result = CliRunner().invoke(app, ["render", HARD, "--episode", "1", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert Image.open(tmp_path / "clevr-hard-real-v0-episode1.png").format == "PNG"
 
 
 def test_render_of_an_unknown_dataset_is_one_line(minari_root):

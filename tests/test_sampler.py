@@ -185,3 +185,31 @@ def test_sources_given_by_id(tmp_path, monkeypatch):
     assert sampler.names == ["imaginebench/toya-train-real-v0", "imaginebench/toyb-hard-imaginary-v0"]
     batch = sampler.sample(9, as_numpy=True)
     np.testing.assert_array_equal(batch["observations"][:, 0], [0] * 6 + [1] * 3)
+
+
+@pytest.mark.parametrize("datasets, kwargs, error, message", [
+    ("imaginebench/clevr-hard-real-v0", {}, TypeError, r"a dict of datasets .* got a str"),
+    (["imaginebench/clevr-hard-real-v0"], {}, TypeError, r"got a list"),
+    ({"real": "half"}, {}, TypeError, r"the ratio of 'real' must be a number, got 'half'"),
+    ({"real": None}, {}, TypeError, r"the ratio of 'real' must be a number, got None"),
+    ({"real": True}, {}, TypeError, r"the ratio of 'real' must be a number, got True"),
+    ({"real": 1.0}, {"filters": None}, TypeError, r"filters: expected a flag or preset name"),
+    ({"real": 1.0}, {"filters": ["legal", 3]}, TypeError, r"filters: expected"),
+    ({"real": 1.0}, {"seed": -1}, ValueError, r"seed must be a non-negative integer, got -1"),
+])
+def test_bad_arguments_are_named_before_any_dataset_is_read(datasets, kwargs, error, message):
+    """Found by trying them (2026-12-06): a string gave "malformed dataset id 'i'", a list an
+    AttributeError after loading, a ratio of "half" a bare float() error; no dataset is read here
+    ("real" stands for Transitions, which these arguments never reach)."""
+    if isinstance(datasets, dict):
+        datasets = {make_transitions(name, 14): ratio for name, ratio in datasets.items()}
+    with pytest.raises(error, match=message):
+        Sampler(datasets, encoder=None, **kwargs)
+
+
+@pytest.mark.parametrize("size", [-5, 2.5, "8", None])
+def test_a_batch_size_that_is_not_a_count_is_refused(size):
+    sampler = Sampler({make_transitions("real", 14): 1.0}, encoder=None)
+    for call in (sampler.sample, sampler.split):
+        with pytest.raises(ValueError, match="batch_size must be a non-negative integer"):
+            call(size)

@@ -95,6 +95,22 @@ def test_refuses_to_overwrite_without_force(minari_root, tmp_path):
     assert again.card.checksum == first.card.checksum
 
 
+def test_an_existing_imagined_set_is_refused_before_its_model_is_grounded(minari_root, tmp_path, monkeypatch):
+    """Found 2026-12-06: the refusal came from the writer, after the grounding (minutes to an hour)
+    and the reference scores; now before either."""
+    hard = "imaginebench/clevr-hard-imaginary-v0"
+    (minari_root / hard).mkdir(parents=True)  # an installed version, as far as the check can tell
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the build went to work on a dataset it must refuse")
+
+    monkeypatch.setattr(pipeline, "imagined_episodes", no_work)
+    with pytest.raises(DatasetExistsError, match=f"dataset {hard} already exists.*--force"):
+        pipeline.build(hard, progress=False, cards_dir=tmp_path / "cards")
+    with pytest.raises(AssertionError, match="went to work"):  # with --force it would go to work
+        pipeline.build(hard, progress=False, cards_dir=tmp_path / "cards", force=True)
+
+
 def test_failed_build_leaves_previous_version_intact(minari_root, tmp_path, monkeypatch):
     first = build(TRAIN, tmp_path)
     real_annotate = annotate

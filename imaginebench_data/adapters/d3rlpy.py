@@ -1,8 +1,8 @@
 """A d3rlpy ``MDPDataset`` of one dataset, built from our aligned transitions.
 
 d3rlpy's own ``get_minari`` concatenates each episode's T+1 observations with its T actions,
-so every episode after the first is shifted by one more step (``reference/minari.md`` 9.2),
-and it accepts only Box observations. Here every observation stays on its own step: the
+so every episode after the first is shifted by one more step (measured with Minari 0.5.4), and
+it accepts only Box observations. Here every observation stays on its own step: the
 dataset gets ``[s_t, e(instruction)]`` for t < T, the actions, rewards and exactly one of
 terminal/timeout at each episode's last step, as ``MDPDataset`` expects.
 

@@ -1,7 +1,7 @@
 """A TorchRL replay buffer of one dataset, in TorchRL's transition layout.
 
 TorchRL's own ``MinariExperienceReplay`` returns all-zero data for local datasets
-(``reference/minari.md`` 9.3) and cannot read a Dict observation with a Text field; this
+(measured with Minari 0.5.4) and cannot read a Dict observation with a Text field; this
 builds the buffer from our aligned transitions instead::
 
     observation            (N, D + E)  [s_t, e(instruction)]     float32

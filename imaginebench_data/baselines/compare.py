@@ -61,6 +61,7 @@ from ..imagine.determinism import intra_op_threads
 from ..loader.evaluate import evaluate
 from ..loader.sampler import Sampler
 from ..loader.transitions import load
+from . import against_real
 from .bc import BCSettings, train_bc
 from .offline import ALGORITHMS, OfflineSettings, train_offline
 
@@ -303,7 +304,8 @@ def benchmark_table(every: list[pd.DataFrame]) -> str:
 
 
 def write_results(results: pd.DataFrame, out_dir: Path, note: str = "") -> list[Path]:
-    """``<domain>-<algo>.csv`` (every run), ``.md`` (mean ± std table) and ``.png`` (bar plot)."""
+    """``<domain>-<algo>.csv`` (every run), ``.md`` (the mean ± std table, then each regime against
+    real-only: ``against_real``) and ``.png`` (bar plot)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -320,8 +322,13 @@ def write_results(results: pd.DataFrame, out_dir: Path, note: str = "") -> list[
     skipped = [r for r in REGIMES if r not in regimes]
     if skipped:
         note += f" Not in this comparison (not asked for, or its dataset is not built): {', '.join(skipped)}."
-    paths[1].write_text(f"# {algo.upper()} success rate on {domain} by level and data regime\n\n"
-                        f"{spread} {note}\n\n{markdown_table(table)}\n")
+    text = (f"# {algo.upper()} success rate on {domain} by level and data regime\n\n"
+            f"{spread} {note}\n\n{markdown_table(table)}\n")
+    versus = against_real.against_real(results)
+    if not versus.empty:
+        rows = "\n".join(against_real.markdown(versus, regimes))
+        text += f"\n## Against real-only\n\n{against_real.explained()}\n\n{rows}\n"
+    paths[1].write_text(text)
     fig, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
     levels = levels_run(table)
     width = 0.8 / len(regimes)  # only the regimes run: no empty slot or legend entry

@@ -351,5 +351,12 @@ def recover(root: Path | None = None, holding: DatasetId | None = None) -> list[
 
 if __name__ == "__main__":  # python -m imaginebench_data.datasets.install [ROOT]
     logger.setLevel(logging.ERROR)  # what was done is printed below
+    if len(sys.argv) > 2 or sys.argv[1:2] and sys.argv[1].startswith("-"):
+        print("usage: python -m imaginebench_data.datasets.install [ROOT]: settles interrupted installs "
+              "and removes dead builds' staging folders under ROOT (default: Minari's folder)")
+        sys.exit(0 if sys.argv[1:2] in (["-h"], ["--help"]) else 2)
     where = Path(sys.argv[1]) if len(sys.argv) > 1 else datasets_root()
+    if len(sys.argv) > 1 and not where.is_dir():
+        print(f"error: {where}: expected Minari's datasets folder, found no folder there")
+        sys.exit(2)
     print("\n".join(recover(where)) or f"nothing to recover under {where}")

@@ -41,7 +41,11 @@ class StoredEpisodeError(ValueError):
 
 
 class DatasetNotFoundError(KeyError):
-    """No local dataset has this id."""
+    """No local dataset has this id (``given``, where known, for a "did you mean")."""
+
+    def __init__(self, message: str, given: str | None = None) -> None:
+        super().__init__(message)
+        self.given = given
 
     def __str__(self) -> str:  # KeyError would quote the whole message
         return str(self.args[0])
@@ -72,17 +76,45 @@ def local_ids(prefix: str = "imaginebench/") -> list[str]:
     return sorted(ids)
 
 
+def _how_to_make(dataset_id: DatasetId) -> str:
+    """How the dataset could be made: the build of its recipe, or the import of the original files."""
+    from ..pipeline.recipe import load_recipes
+
+    if str(dataset_id) in load_recipes():
+        return f"Build it with `imaginebench build {dataset_id}`."
+    if dataset_id.namespace != "imaginebench":
+        return "Import it with `imaginebench import FOLDER` (the original release's files)."
+    return "No recipe builds it (`imaginebench list` shows those that do)."
+
+
+def unlisted_ids(prefix: str = "imaginebench/") -> list[str]:
+    """Folders of the Minari root named as one of our ids whose id starts with ``prefix``, but which
+    Minari does not list: a dataset whose ``metadata.json`` is missing or malformed, which
+    ``minari.list_local_datasets`` skips with a warning (``verify`` reports them broken)."""
+    listed = set(local_ids(prefix))
+    found = []
+    for folder in sorted(datasets_root().glob("*/*")):
+        candidate = f"{folder.parent.name}/{folder.name}"
+        if not folder.is_dir() or not candidate.startswith(prefix) or candidate in listed:
+            continue
+        try:
+            found.append(str(DatasetId.parse(candidate)))
+        except DatasetIdError:  # a staging folder, or another package's
+            continue
+    return found
+
+
 def data_path(dataset_id: str | DatasetId) -> Path:
     """The ``data/`` folder of a local dataset; a clear error for an unknown or malformed id."""
     dataset_id = DatasetId.parse(dataset_id)
     recover(datasets_root())
     path = datasets_root() / str(dataset_id) / "data"
     if not (path / "metadata.json").is_file():
-        known = ", ".join(local_ids()) or "none"
+        known = ", ".join(local_ids(f"{dataset_id.namespace}/")) or "none"
         raise DatasetNotFoundError(
             f"dataset {str(dataset_id)!r} not found: no {path / 'metadata.json'} "
-            f"(MINARI_DATASETS_PATH={datasets_root()}). Local imaginebench datasets: {known}. "
-            f"Build it with `imaginebench build {dataset_id}`."
+            f"(MINARI_DATASETS_PATH={datasets_root()}). Local {dataset_id.namespace} datasets: {known}. "
+            f"{_how_to_make(dataset_id)}", given=str(dataset_id)
         )
     return path
 
@@ -90,8 +122,12 @@ def data_path(dataset_id: str | DatasetId) -> Path:
 def _stored_card(folder: Path) -> Any:
     """The card JSON in the metadata of the dataset whose ``data/`` folder is ``folder``
     (None when the dataset has none: another package wrote it)."""
-    with open(folder / "metadata.json") as f:
-        return json.load(f).get(CARD_KEY)
+    path = folder / "metadata.json"
+    try:
+        return json.loads(path.read_text()).get(CARD_KEY)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: expected Minari's metadata as JSON, found a file that is not "
+                         f"({error.msg} at line {error.lineno} column {error.colno})") from None
 
 
 def _card_at(folder: Path, dataset_id: str | DatasetId) -> Card:
@@ -115,7 +151,7 @@ def written_by_us(dataset_id: str | DatasetId) -> bool:
     Minari folder); an unreadable one counts as ours, so that ``verify`` reports it."""
     try:
         return _stored_card(data_path(dataset_id)) is not None
-    except (OSError, ValueError):
+    except (OSError, ValueError, DatasetNotFoundError):  # no metadata.json: unlisted_ids' kind
         return True
 
 

@@ -51,6 +51,15 @@ class DatasetExistsError(FileExistsError):
     """The dataset version exists; pass force=True (--force) to replace it."""
 
 
+def refuse_existing(dataset_id: str | DatasetId) -> None:
+    """``DatasetExistsError`` if a version of ``dataset_id`` is installed. The writer checks under
+    the id's lock; a build checks first too, before work that can take minutes (a grounding)."""
+    destination = datasets_root() / str(DatasetId.parse(dataset_id))
+    if destination.exists():
+        raise DatasetExistsError(f"dataset {dataset_id} already exists at {destination}; "
+                                 "pass --force (force=True) to replace this version")
+
+
 @contextlib.contextmanager
 def _minari_root(root: Path) -> Iterator[None]:
     previous = os.environ.get("MINARI_DATASETS_PATH")
@@ -96,15 +105,16 @@ def write_dataset(dataset_id: str, episodes: Iterable[Episode], domain: Domain, 
     ``make_card(checksum)`` is called after the last episode and must return the card.
     """
     parsed = DatasetId.parse(dataset_id)
+    if not force:  # before the reference scores, seconds to minutes; again under the lock below
+        refuse_existing(parsed)
     references = reference_scores(domain.name, parsed.level)  # before the lock: seconds to minutes
     root = datasets_root()
     destination = root / str(parsed)
     root.mkdir(parents=True, exist_ok=True)
     with install.dataset_lock(root, parsed):  # waits for another writer of this id
         install.recover(root, holding=parsed)  # settles what a killed writer left, first
-        if destination.exists() and not force:
-            raise DatasetExistsError(f"dataset {dataset_id} already exists at {destination}; "
-                                     "pass --force (force=True) to replace this version")
+        if not force:
+            refuse_existing(parsed)
         with install.staging_folder(root) as staging:
             checksum = DatasetChecksum()
             level_env = eval_env_spec(domain.name, parsed.level)

@@ -17,12 +17,19 @@ def draw_episode(dataset_id: str, episode: int, path: Path | None = None, *, eve
     A PNG strip of its states 0, k, 2k, ... and the last (k = ``every``; without it, ``most``
     states spread evenly from the first to the last), or with ``gif`` a GIF of them (k =
     ``every`` or 1). ``path``
-    defaults to ``<name>-episode<n>.png`` (``.gif``) in the working folder. Returns the path.
-    An episode out of range is a ValueError naming the range."""
+    defaults to ``<name>-episode<n>.png`` (``.gif``) in the working folder, and to that name in
+    ``path`` where it is a folder; a file name must end in .png, or .gif with ``gif``. Returns
+    the path. An episode out of range is a ValueError naming the range."""
     from ..datasets.ids import DatasetId
     from ..datasets.read import open_dataset, stored_episodes
     from ..domains import get_domain
 
+    suffix = ".gif" if gif else ".png"
+    if path is None or Path(path).is_dir():
+        path = Path(path or ".") / f"{DatasetId.parse(dataset_id).name}-episode{episode}{suffix}"
+    elif Path(path).suffix.lower() != suffix:
+        raise ValueError(f"{path}: expected a file name ending in {suffix} (a {suffix[1:].upper()} is written"
+                         f"{'' if gif else '; --gif, or a .gif name, writes a GIF'}), or a folder")
     dataset, card = open_dataset(dataset_id)
     count = dataset.total_episodes
     if not 0 <= episode < count:
@@ -34,8 +41,6 @@ def draw_episode(dataset_id: str, episode: int, path: Path | None = None, *, eve
     steps = frame_steps(len(stored), 1 if gif and every is None else every, most)
     frames = episode_frames(domain, stored, steps, sim)
     labels = [f"t={t}" for t in steps]
-    if path is None:
-        path = Path(f"{DatasetId.parse(dataset_id).name}-episode{episode}.{'gif' if gif else 'png'}")
     if gif:
         return write_gif(frames, labels, Path(path))
     success = stored.infos.get("success")

@@ -233,6 +233,9 @@ def check_original(original: OriginalFile) -> None:
         raise OriginalFileError(f"{name}: key 'observations' has shape {observations.shape}; "
                                 "expected (N, T, D)")
     rows, steps = observations.shape[:2]
+    if rows == 0 or steps == 0:
+        raise OriginalFileError(f"{name}: key 'observations' has shape {observations.shape}; expected at "
+                                "least one trajectory of at least one step")
     if "next_observations" in arrays and arrays["next_observations"].shape != observations.shape:
         raise OriginalFileError(f"{name}: key 'next_observations' has shape "
                                 f"{arrays['next_observations'].shape}; expected {observations.shape} "

@@ -25,6 +25,9 @@ PRESETS = {"clean": ("legal", "goal_consistent"), "faithful": ("legal", "transit
 
 def resolve_filters(filters: str | Sequence[str]) -> tuple[str, ...]:
     """The flag names that ``filters`` (a flag, a preset, or a sequence of them) stands for."""
+    if not isinstance(filters, (str, Sequence)) or not all(isinstance(n, str) for n in filters):
+        raise TypeError(f"filters: expected a flag or preset name, or a sequence of them (e.g. () or "
+                        f"'clean'), got {filters!r}")
     names = (filters,) if isinstance(filters, str) else tuple(filters)
     flags: list[str] = []
     for name in names:

@@ -62,11 +62,22 @@ class Sampler:
 
     def __init__(self, datasets: Mapping[Transitions | str, float], encoder: Any = DEFAULT_ENCODER,
                  filters: Sequence[str] = (), seed: int = 0, cache_dir: str | None = None):
+        if not isinstance(datasets, Mapping):
+            raise TypeError(f"Sampler takes a dict of datasets (ids or Transitions) to their ratios, e.g. "
+                            f"{{'imaginebench/clevr-train-real-v0': 1.0}}; got a {type(datasets).__name__}")
         if not datasets:
             raise ValueError("Sampler needs at least one dataset")
+        ratios = []
+        for name, ratio in datasets.items():
+            if isinstance(ratio, bool) or not isinstance(ratio, (int, float, np.integer, np.floating)):
+                raise TypeError(f"the ratio of {getattr(name, 'dataset_id', name)!r} must be a number, "
+                                f"got {ratio!r}")
+            ratios.append(float(ratio))
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
         self.filters = resolve_filters(filters)
         self.datasets = [s if isinstance(s, Transitions) else load(s, cache_dir=cache_dir) for s in datasets]
-        ratios = np.asarray([float(r) for r in datasets.values()], dtype=np.float64)
+        ratios = np.asarray(ratios, dtype=np.float64)
         if np.any(~np.isfinite(ratios)) or np.any(ratios < 0) or ratios.sum() <= 0:
             raise ValueError(f"ratios must be finite, non-negative and not all zero, got {ratios.tolist()}")
         self.ratios = ratios / ratios.sum()
@@ -124,6 +135,7 @@ class Sampler:
 
     def split(self, batch_size: int) -> dict[str, int]:
         """How many rows of a batch of ``batch_size`` come from each dataset."""
+        _check_batch_size(batch_size)
         return dict(zip(self.names, largest_remainder(self.ratios, batch_size).tolist()))
 
     def sample(self, batch_size: int, device: Any = None, as_numpy: bool = False,
@@ -139,8 +151,7 @@ class Sampler:
         otherwise they are torch tensors on ``device``: float32, except ``actions`` (long when
         discrete) and ``dataset`` (long).
         """
-        if batch_size < 0:
-            raise ValueError(f"batch_size must be non-negative, got {batch_size}")
+        _check_batch_size(batch_size)
         picks = self._picks(batch_size)
         # The same draws as valid[rng.integers(len(valid), n)]; without filters valid is 0..n-1.
         chosen = []
@@ -189,6 +200,11 @@ class Sampler:
             self._torch_ready = [{key: column.astype(dtype(key), copy=False)
                                   for key, column in source.items()} for source in self._numpy_columns]
         return self._torch_ready
+
+
+def _check_batch_size(batch_size: int) -> None:
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 0:
+        raise ValueError(f"batch_size must be a non-negative integer, got {batch_size!r}")
 
 
 def _gather_parts(columns: list[np.ndarray], rows: list[np.ndarray]) -> np.ndarray:

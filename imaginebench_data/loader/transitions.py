@@ -136,7 +136,8 @@ def load(dataset_id: str | DatasetId, *, cache_dir: str | os.PathLike | None = N
         raise DatasetChangedError(
             f"dataset {dataset_id}: its episodes hash to {checksum[:12]}, its card says "
             f"{card.checksum[:12]}: "
-            f"the data changed after it was written (`imaginebench verify {dataset_id}` names the episode; "
+            f"the data changed after it was written (`imaginebench verify {dataset_id}` says which of its "
+            "checks fail; "
             "rebuild it with --force)")
     _write_cache(stem, transitions)
     return transitions

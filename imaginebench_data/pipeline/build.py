@@ -10,12 +10,13 @@ from typing import Any
 
 from ..cards.card import Card
 from ..datasets.ids import NAMESPACE, DatasetId
+from ..datasets.writer import refuse_existing
 from ..domains import get_domain
 from ..imagine.config import SCRATCH
 from ..imagine.numerics import require
 from .executors import Executor, make_executor
 from .generators import expert_episodes, imagined_episodes
-from .publish import publish
+from .publish import publish, ready_cards_dir
 from .recipe import MODEL_GENERATORS, Recipe, load_recipes
 from .verified import verified_episodes
 
@@ -84,6 +85,10 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
         raise UnknownRecipeError(f"no recipe builds {str(dataset_id)!r} (`imaginebench list` shows the "
                                  f"{len(recipes)} that exist)", given=str(dataset_id))
     recipe = recipes[str(dataset_id)]
+    if not force:  # before the work, which can take minutes: the writer checks again under its lock
+        refuse_existing(dataset_id)
+    cards_dir = Path(cards_dir) if cards_dir else default_cards_dir(dataset_id, scale)
+    ready_cards_dir(cards_dir)
     count = episodes if episodes is not None else recipe.episodes[scale]
     started = time.perf_counter()
     own = isinstance(executor, str)
@@ -110,7 +115,7 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
 
 
 def _publish(dataset_id: DatasetId, recipe: Recipe, rollouts, generator: dict[str, Any], *, scale: str,
-             count: int, force: bool, cards_dir: str | os.PathLike | None, progress: bool,
+             count: int, force: bool, cards_dir: Path, progress: bool,
              started: float):
     domain = get_domain(recipe.domain)
 
@@ -121,5 +126,5 @@ def _publish(dataset_id: DatasetId, recipe: Recipe, rollouts, generator: dict[st
 
     return publish(dataset_id, rollouts, domain, scale=scale, provenance=provenance,
                    description=recipe.description,
-                   cards_dir=Path(cards_dir) if cards_dir else default_cards_dir(dataset_id, scale),
+                   cards_dir=cards_dir,
                    total=count, force=force, progress=progress, desc="build")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,10 @@ def publish(dataset_id: DatasetId, episodes: Iterable[Episode], domain: Domain, 
     from the episodes themselves; write the card files to ``cards_dir``.
 
     ``provenance()`` is called once the last episode is written (so it can time the build).
+    ``cards_dir`` is made (and checked) first: a path that cannot hold the card files fails here,
+    with an existing version of the dataset as it was.
     """
+    ready_cards_dir(cards_dir)
     rows: list[dict[str, Any]] = []
     bar = tqdm(total=total, desc=f"{desc} {dataset_id}", unit="ep", disable=not progress)
 
@@ -55,3 +59,13 @@ def publish(dataset_id: DatasetId, episodes: Iterable[Episode], domain: Domain, 
         bar.close()
     card = read_card(dataset_id)  # the card exactly as Minari stores it
     return Published(path, card, write_card_files(card, pd.DataFrame(rows), cards_dir))
+
+
+def ready_cards_dir(cards_dir: Path) -> None:
+    """Make ``cards_dir``; a clear error, before anything is written, where it cannot hold files."""
+    if cards_dir.exists() and not cards_dir.is_dir():
+        raise ValueError(f"cards folder {cards_dir}: expected a folder for the card files, found a file; "
+                         "nothing was written")
+    cards_dir.mkdir(parents=True, exist_ok=True)
+    if not os.access(cards_dir, os.W_OK | os.X_OK):
+        raise PermissionError(f"cards folder {cards_dir} cannot be written to; nothing was written")

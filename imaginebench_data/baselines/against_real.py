@@ -1,0 +1,113 @@
+"""Each data regime against real-only on the same level: ahead, behind, or within the noise.
+
+The benchmark asks whether imagined rollouts help (issue 14: real+imaginary ahead of real-only
+on at least two of three novel levels). With a few seeds, a gap of several points can be the
+seeds' noise, so a mean ± std table alone leaves each reader to judge. This gives, for each
+level and regime other than ``real``, the difference of the mean success rates (regime minus
+real-only, in points) and Welch's confidence interval for it over the seeds (each seed's rate
+one sample; the two regimes' spreads not assumed equal), and a verdict:
+
+- ``ahead``: the whole interval above 0;
+- ``behind``: the whole interval below 0;
+- ``within the noise``: the interval holds 0;
+- ``tied``: every seed of both gave the same rate (HalfCheetah's hard level: 33.3% in each);
+- ``one seed``: a regime with one seed has no spread, so no interval.
+
+Every comparison is judged on its own (no correction for the several made in one table): at
+95%, about one in twenty regimes that do not differ from real-only would still read as ahead
+or behind.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+CONFIDENCE = 0.95
+VERDICTS = ("ahead", "behind", "within the noise", "tied", "one seed")
+
+
+def welch_interval(a: pd.Series, b: pd.Series, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """``(difference, low, high)`` of ``mean(a) - mean(b)`` with Welch's ``confidence`` interval
+    (NaN bounds when either sample has one value). Samples with no spread at all give the
+    difference itself as both bounds."""
+    from scipy import stats
+
+    difference = float(a.mean() - b.mean())
+    if len(a) < 2 or len(b) < 2:
+        return difference, math.nan, math.nan
+    va, vb = float(a.var(ddof=1)) / len(a), float(b.var(ddof=1)) / len(b)
+    error = math.sqrt(va + vb)
+    if error == 0.0:
+        return difference, difference, difference
+    dof = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+    half = float(stats.t.ppf(0.5 + confidence / 2, dof)) * error
+    return difference, difference - half, difference + half
+
+
+def verdict(low: float, high: float) -> str:
+    """One of ``VERDICTS`` for an interval (NaN bounds: one seed)."""
+    if math.isnan(low):
+        return "one seed"
+    if low == high == 0:
+        return "tied"
+    if low > 0:
+        return "ahead"
+    if high < 0:
+        return "behind"
+    return "within the noise"
+
+
+def against_real(results: pd.DataFrame, confidence: float = CONFIDENCE) -> pd.DataFrame:
+    """Per (level, regime) other than ``real``, in the order ``results`` holds them: ``difference``,
+    ``low``, ``high`` (points of success rate, regime minus real-only) and ``verdict``. Levels
+    without a real-only row (none to compare with) are left out."""
+    rows = []
+    for (level, regime), part in results.groupby(["level", "regime"], sort=False)["success_rate"]:
+        real = results[(results["level"] == level) & (results["regime"] == "real")]["success_rate"]
+        if regime == "real" or real.empty:
+            continue
+        difference, low, high = (100 * v for v in welch_interval(part, real, confidence))
+        rows.append({"level": level, "regime": regime, "difference": difference, "low": low, "high": high,
+                     "verdict": verdict(low, high), "seeds": len(part), "real_seeds": len(real)})
+    return pd.DataFrame(rows, columns=["level", "regime", "difference", "low", "high", "verdict", "seeds",
+                                       "real_seeds"])
+
+
+def cell(row: pd.Series) -> str:
+    """``+19.1 (+7.6 to +30.6), ahead``: the difference in points, its interval, the verdict
+    (ahead or behind in bold)."""
+    if row["verdict"] in ("one seed", "tied"):
+        return f"{row['difference']:+.1f} ({row['verdict']})"
+    said = f"**{row['verdict']}**" if row["verdict"] in ("ahead", "behind") else row["verdict"]
+    return f"{row['difference']:+.1f} ({row['low']:+.1f} to {row['high']:+.1f}), {said}"
+
+
+def markdown(table: pd.DataFrame, regimes: list[str], domain: str | None = None) -> list[str]:
+    """The rows of ``against_real``'s table as Markdown, a column per regime of ``regimes`` (real-only
+    left out); with ``domain``, a first column naming it and no header."""
+    compared = [r for r in regimes if r != "real"]
+    lines = [] if domain else ["| level | " + " | ".join(compared) + " |", "|---|" + "---|" * len(compared)]
+    for level in dict.fromkeys(table["level"]):
+        part = table[table["level"] == level].set_index("regime")
+        cells = [cell(part.loc[r]) if r in part.index else "" for r in compared]
+        lines.append(f"| {f'{domain} | ' if domain else ''}{level} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def benchmark_markdown(every: list[pd.DataFrame], regimes: tuple[str, ...]) -> str:
+    """One Markdown table of several domains' ``against_real``: a row per (domain, level)."""
+    compared = [r for r in regimes if r != "real"]
+    lines = ["| domain | level | " + " | ".join(compared) + " |", "|---|---|" + "---|" * len(compared)]
+    for results in every:
+        lines += markdown(against_real(results), list(regimes), domain=results["domain"].iloc[0])
+    return "\n".join(lines)
+
+
+def explained(confidence: float = CONFIDENCE) -> str:
+    """The sentence a table of ``against_real`` is printed under."""
+    return (f"Each regime against real-only on the same level: the difference of the mean success rates "
+            f"(points), Welch's {confidence:.0%} confidence interval for it over the seeds, and whether the "
+            f"interval lies above 0 (ahead), below (behind) or holds 0 (within the noise); each comparison "
+            f"judged on its own.")
