@@ -16,7 +16,7 @@ from ..imagine.config import SCRATCH
 from ..imagine.numerics import require
 from .executors import Executor, make_executor
 from .generators import expert_episodes, imagined_episodes
-from .publish import publish, ready_cards_dir
+from .publish import check_cards_dir, publish
 from .recipe import MODEL_GENERATORS, Recipe, load_recipes
 from .verified import verified_episodes
 
@@ -88,7 +88,7 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
     if not force:  # before the work, which can take minutes: the writer checks again under its lock
         refuse_existing(dataset_id)
     cards_dir = Path(cards_dir) if cards_dir else default_cards_dir(dataset_id, scale)
-    ready_cards_dir(cards_dir)
+    check_cards_dir(cards_dir)  # makes nothing: a refused build leaves no folder
     count = episodes if episodes is not None else recipe.episodes[scale]
     started = time.perf_counter()
     own = isinstance(executor, str)

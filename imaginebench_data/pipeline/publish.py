@@ -61,11 +61,19 @@ def publish(dataset_id: DatasetId, episodes: Iterable[Episode], domain: Domain, 
     return Published(path, card, write_card_files(card, pd.DataFrame(rows), cards_dir))
 
 
+def check_cards_dir(cards_dir: Path) -> None:
+    """A clear error where ``cards_dir`` cannot hold the card files (a file there or above it, a
+    folder that cannot be written); makes nothing."""
+    existing = next(p for p in (cards_dir, *cards_dir.parents) if p.exists())
+    if not existing.is_dir():
+        raise ValueError(f"cards folder {cards_dir}: expected a folder for the card files, found a file at "
+                         f"{existing}; nothing was written")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise PermissionError(f"cards folder {cards_dir}: {existing} cannot be written to; "
+                              "nothing was written")
+
+
 def ready_cards_dir(cards_dir: Path) -> None:
-    """Make ``cards_dir``; a clear error, before anything is written, where it cannot hold files."""
-    if cards_dir.exists() and not cards_dir.is_dir():
-        raise ValueError(f"cards folder {cards_dir}: expected a folder for the card files, found a file; "
-                         "nothing was written")
+    """``check_cards_dir``, then make the folder."""
+    check_cards_dir(cards_dir)
     cards_dir.mkdir(parents=True, exist_ok=True)
-    if not os.access(cards_dir, os.W_OK | os.X_OK):
-        raise PermissionError(f"cards folder {cards_dir} cannot be written to; nothing was written")
