@@ -9,6 +9,7 @@ import json
 import os
 import pickle
 
+import minari
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -98,6 +99,9 @@ def test_hdf5_import_recovers_states_text_and_tasks_in_a_fresh_process(minari_ro
     assert card.provenance["rows_read"] == card.provenance["rows_kept"] == 4
     assert set(card.provenance["sha256"]) == {"ball_real.hdf5", "ball_real.npy"}
     assert card.provenance["stored_observation_width"] == 778
+    description = minari.load_dataset(TRAIN_ID).storage.metadata["description"]  # `minari show` prints it
+    assert "Imported locally by `imaginebench import`" in description
+    assert "imaginebench build" not in description
     assert (tmp_path / "cards" / "clevr-train-real-v0.json").is_file()
     code = f"""
         import json, minari
