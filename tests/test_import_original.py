@@ -390,3 +390,15 @@ def test_cli_prints_what_it_imported_and_refuses_to_overwrite(minari_root, tmp_p
     assert json.loads((tmp_path / "cards" / "clevr-train-real-v0.json").read_text())["episodes"] == 2
     with pytest.raises(DatasetExistsError):
         import_dir(src, only=["ball_real"], progress=False)
+
+
+def test_the_namespace_of_the_built_datasets_is_refused_for_an_import(minari_root, tmp_path, train_episodes):
+    """Found 2026-12-06: `--namespace imaginebench` was taken, and its cards would have gone to
+    cards/ over the committed ones."""
+    src = tmp_path / "src"
+    src.mkdir()
+    write_ball_h5(src, "ball_real.hdf5", train_episodes[:2])
+    result = CliRunner().invoke(app, ["import", str(src), "--namespace", "imaginebench"],
+                                env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "holds the datasets this package builds" in result.output
+    assert not (minari_root / "imaginebench").exists()

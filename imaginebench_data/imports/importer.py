@@ -27,7 +27,7 @@ from typing import Any
 
 from ..cards.card import Card
 from ..core.domain import Domain, Simulator
-from ..datasets.ids import DatasetId, DatasetIdError, dataset_dir
+from ..datasets.ids import NAMESPACE, DatasetId, DatasetIdError, dataset_dir
 from ..datasets.writer import DatasetExistsError
 from ..domains import get_domain
 from ..pipeline.build import default_cards_dir
@@ -205,6 +205,9 @@ def _write(item: _Checked, namespace: str, force: bool, cards_dir: Path, src_dir
 
 
 def _check_namespace(namespace: str) -> None:
+    if namespace == NAMESPACE:  # found 2026-12-06: its cards would have gone over the committed ones
+        raise ValueError(f"namespace {namespace!r} holds the datasets this package builds (and cards/ their "
+                         f"cards); import into another, e.g. the default {DEFAULT_NAMESPACE!r}")
     try:
         DatasetId.parse(f"{namespace}/any-train-real-v0")
     except DatasetIdError as error:
