@@ -15,7 +15,7 @@ illegal and inconsistent imagined ones included: the cards say how many those ar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -25,10 +25,11 @@ PRESETS = {"clean": ("legal", "goal_consistent"), "faithful": ("legal", "transit
 
 def resolve_filters(filters: str | Sequence[str]) -> tuple[str, ...]:
     """The flag names that ``filters`` (a flag, a preset, or a sequence of them) stands for."""
-    if not isinstance(filters, (str, Sequence)) or not all(isinstance(n, str) for n in filters):
+    names = ((filters,) if isinstance(filters, str)
+             else tuple(filters) if isinstance(filters, Iterable) else None)
+    if names is None or not all(isinstance(name, str) for name in names):
         raise TypeError(f"filters: expected a flag or preset name, or a sequence of them (e.g. () or "
                         f"'clean'), got {filters!r}")
-    names = (filters,) if isinstance(filters, str) else tuple(filters)
     flags: list[str] = []
     for name in names:
         if name not in FILTERS and name not in PRESETS:
