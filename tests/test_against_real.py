@@ -4,6 +4,7 @@ import math
 
 import pandas as pd
 import pytest
+from PIL import Image
 from scipy import stats
 
 from imaginebench_data.baselines import against_real as ar
@@ -80,6 +81,11 @@ def test_markdown_cells_and_the_benchmark_table(tmp_path):
     assert table.splitlines()[2] == "| clevr | easy | +30.0 (+7.3 to +52.7), **ahead** |  |  |"
     assert table.splitlines()[5].startswith("| babyai | hard | +0.0 (")
 
-    written = write_results(results.assign(episodes=48), tmp_path)[1].read_text()
+    paths = write_results(results.assign(episodes=48), tmp_path / "two")
+    written = paths[1].read_text()
     assert "## Against real-only" in written
     assert "| easy | +30.0 (+7.3 to +52.7), **ahead** |" in written
+    # the plot gets a panel of the intervals beside the bars; one seed has none: the bars alone
+    one_seed = write_results(results[results["seed"] == 0].assign(episodes=48), tmp_path / "one")
+    assert "## Against real-only" in one_seed[1].read_text() and "(one seed)" in one_seed[1].read_text()
+    assert Image.open(paths[2]).width > 1.5 * Image.open(one_seed[2]).width

@@ -105,6 +105,25 @@ def benchmark_markdown(every: list[pd.DataFrame], regimes: tuple[str, ...]) -> s
     return "\n".join(lines)
 
 
+def plot(ax, table: pd.DataFrame, levels: list[str], regimes: list[str], order: tuple[str, ...]) -> None:
+    """``table`` (``against_real``'s rows with an interval) on ``ax``: per level, each regime's
+    difference from real-only as a point with its interval, a regime's colour its place in
+    ``order`` (the bar plot's colours), and the line of no difference."""
+    height = 0.8 / max(len(regimes), 1)
+    for k, regime in enumerate(regimes):
+        part = table[table["regime"] == regime].set_index("level").reindex(levels)
+        ys = [i + (k - (len(regimes) - 1) / 2) * height for i in range(len(levels))]
+        spans = [part["difference"] - part["low"], part["high"] - part["difference"]]
+        ax.errorbar(part["difference"], ys, xerr=spans, fmt="o", capsize=3, color=f"C{order.index(regime)}",
+                    label=regime)
+    ax.axvline(0.0, color="grey", linewidth=1)
+    ax.set_yticks(range(len(levels)), levels)
+    ax.invert_yaxis()
+    ax.set_xlabel("success rate minus real-only's (points)")
+    ax.set_title(f"against real-only: difference, Welch's {CONFIDENCE:.0%} interval")
+    ax.legend(fontsize="small")
+
+
 def explained(confidence: float = CONFIDENCE) -> str:
     """The sentence a table of ``against_real`` is printed under."""
     return (f"Each regime against real-only on the same level: the difference of the mean success rates "

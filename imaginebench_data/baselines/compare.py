@@ -329,7 +329,10 @@ def write_results(results: pd.DataFrame, out_dir: Path, note: str = "") -> list[
         rows = "\n".join(against_real.markdown(versus, regimes))
         text += f"\n## Against real-only\n\n{against_real.explained()}\n\n{rows}\n"
     paths[1].write_text(text)
-    fig, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
+    intervals = versus.dropna(subset=["low"])
+    fig, axes = plt.subplots(1, 2 if len(intervals) else 1, figsize=(14 if len(intervals) else 8, 4),
+                             constrained_layout=True, squeeze=False)
+    ax = axes[0, 0]
     levels = levels_run(table)
     width = 0.8 / len(regimes)  # only the regimes run: no empty slot or legend entry
     for k, regime in enumerate(regimes):
@@ -343,6 +346,9 @@ def write_results(results: pd.DataFrame, out_dir: Path, note: str = "") -> list[
     ax.legend()
     ax.set_title(f"{algo.upper()} on {domain}: success by level and data regime "
                  f"({seeds} seed{'s' if seeds != 1 else ''})")
+    if len(intervals):
+        against_real.plot(axes[0, 1], intervals, [lv for lv in levels if lv in set(intervals["level"])],
+                          [r for r in regimes if r != "real"], REGIMES)
     fig.savefig(paths[2], dpi=80)
     plt.close(fig)
     return paths
