@@ -212,3 +212,15 @@ def test_an_error_at_any_step_of_an_install_in_process(stage, versions, minari_r
     assert local_ids() == [ID]
     assert read_card(ID).checksum == versions.checksums[EXPECTED[stage]]
     assert hidden(minari_root) == []
+
+
+@pytest.mark.parametrize("arguments, code, says", [
+    (["--help"], 0, "usage: python -m imaginebench_data.datasets.install [ROOT]"),
+    (["-x"], 2, "usage: python -m imaginebench_data.datasets.install [ROOT]"),
+    (["/nonexistent/minari"], 2, "error: /nonexistent/minari: expected Minari's datasets folder"),
+])
+def test_the_recovery_command_names_its_usage_and_a_missing_folder(arguments, code, says):
+    """Found 2026-12-06: `--help` was taken for a folder ("nothing to recover under --help")."""
+    ran = subprocess.run([sys.executable, "-m", "imaginebench_data.datasets.install", *arguments],
+                         capture_output=True, text=True)
+    assert ran.returncode == code and ran.stdout.startswith(says), ran.stdout + ran.stderr
