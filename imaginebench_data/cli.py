@@ -97,6 +97,24 @@ def _examples(*commands: str) -> str:
     return "Examples:\n\n" + "\n\n".join(f"  {command}" for command in commands)
 
 
+def _check_domains(domains: list[str] | None, *also: str) -> None:
+    """A one-line error for the first of ``domains`` that is no registered domain (nor one of ``also``)."""
+    from .domains import domain_names
+
+    known = (*also, *domain_names())
+    unknown = [d for d in domains or [] if d not in known]
+    if unknown:
+        raise typer.BadParameter(f"unknown domain {unknown[0]!r}: expected one of {', '.join(known)}",
+                                 param_hint="'--domain'")
+
+
+def _check_bins(bins: int, option: str) -> None:
+    """A one-line error for one bin per action number: 0 (a regression) or at least 2 values."""
+    if bins == 1:
+        raise typer.BadParameter("expected 0 (regression) or at least 2 values, got 1",
+                                 param_hint=f"'{option}'")
+
+
 def _did_you_mean(error: Exception) -> str:
     """" Did you mean ID?" for an id that is close to one a recipe builds or one that is local."""
     given = getattr(error, "given", None)
@@ -347,17 +365,13 @@ def verify(
     from .datasets.ids import DatasetId
     from .datasets.read import local_ids, unlisted_ids, written_by_us
     from .datasets.verify import verify as verify_one
-    from .domains import domain_names
 
-    unknown = [d for d in domains or [] if d not in domain_names()]
-    if unknown:
-        known = ", ".join(domain_names())
-        raise typer.BadParameter(f"unknown domain {unknown[0]!r}: expected one of {known}",
-                                 param_hint="'--domain'")
+    _check_domains(domains)
     chosen = list(ids or [])
     if domains or not chosen:
         # with those Minari cannot list (their metadata.json missing or malformed): reported broken
-        found = [i for i in local_ids() + unlisted_ids()
+        listed = local_ids()
+        found = [i for i in listed + unlisted_ids(listed)
                  if not domains or DatasetId.parse(i).domain in domains]
         foreign = [i for i in found if not written_by_us(i)]
         if foreign:
@@ -510,9 +524,7 @@ def ground(
     for name, value in (("--lr", lr), ("--action-weight", action_weight)):
         if value is not None and not value > 0:
             raise typer.BadParameter(f"expected a positive number, got {value:g}", param_hint=f"'{name}'")
-    if action_bins == 1:
-        raise typer.BadParameter("expected 0 (regression) or at least 2 values, got 1",
-                                 param_hint="'--action-bins'")
+    _check_bins(action_bins, "--action-bins")
     trained_on = DatasetId.parse(dataset_id)
     if scale not in SCALES:
         raise typer.BadParameter(f"expected one of {SCALES}, got {scale!r}", param_hint="'--scale'")
@@ -687,17 +699,13 @@ def evaluate_regimes(
         config = parse_config(d3rlpy or [])
     except ValueError as error:
         raise typer.BadParameter(str(error)) from error
-    bc = {"hidden": hidden, "dropout": dropout, "normalize": normalize, "history": history, "bins": bins,
-          "symmetries": symmetries}
     if not 0.0 <= dropout < 1.0:
         raise typer.BadParameter(f"expected a share in [0, 1), got {dropout:g}", param_hint="'--dropout'")
-    if bins == 1:
-        raise typer.BadParameter("expected 0 (regression) or at least 2 values, got 1", param_hint="'--bins'")
+    _check_bins(bins, "--bins")
+    bc = {"hidden": hidden, "dropout": dropout, "normalize": normalize, "history": history, "bins": bins,
+          "symmetries": symmetries}
     chosen = list(domains or ["clevr"])
-    unknown = [d for d in chosen if d != "all" and d not in domain_names()]
-    if unknown:
-        raise typer.BadParameter(f"unknown domain {unknown[0]!r}: expected all or one of "
-                                 f"{', '.join(domain_names())}", param_hint="'--domain'")
+    _check_domains(chosen, "all")
     if "all" in chosen:
         built = set(local_ids())
         chosen = [d for d in domain_names() if f"imaginebench/{d}-train-real-v0" in built]
@@ -745,8 +753,8 @@ def evaluate_regimes(
         path = out / f"benchmark-{algo}.md"
         path.write_text(f"# {algo.upper()}: success rate by domain, level and data regime\n\n"
                         f"{steps:,} steps per run, {seeds} seeds, {time.strftime('%Y-%m-%d')}.\n\n"
-                        f"{benchmark_table(every)}\n\n## Against real-only\n\n{against_real.explained()}\n\n"
-                        f"{against_real.benchmark_markdown(every, REGIMES)}\n")
+                        f"{benchmark_table(every)}\n"
+                        f"{against_real.section(against_real.benchmark_markdown(every, REGIMES))}")
         console.print(f"wrote {path}")
 
 

@@ -124,6 +124,12 @@ def plot(ax, table: pd.DataFrame, levels: list[str], regimes: list[str], order: 
     ax.legend(fontsize="small")
 
 
+def section(table: str, confidence: float = CONFIDENCE) -> str:
+    """The Markdown section "Against real-only" holding ``table`` (``markdown`` or
+    ``benchmark_markdown``'s), under the sentence that explains it."""
+    return f"\n## Against real-only\n\n{explained(confidence)}\n\n{table}\n"
+
+
 def explained(confidence: float = CONFIDENCE) -> str:
     """The sentence a table of ``against_real`` is printed under."""
     return (f"Each regime against real-only on the same level: the difference of the mean success rates "

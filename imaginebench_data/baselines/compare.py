@@ -326,8 +326,7 @@ def write_results(results: pd.DataFrame, out_dir: Path, note: str = "") -> list[
             f"{spread} {note}\n\n{markdown_table(table)}\n")
     versus = against_real.against_real(results)
     if not versus.empty:
-        rows = "\n".join(against_real.markdown(versus, regimes))
-        text += f"\n## Against real-only\n\n{against_real.explained()}\n\n{rows}\n"
+        text += against_real.section("\n".join(against_real.markdown(versus, regimes)))
     paths[1].write_text(text)
     intervals = versus.dropna(subset=["low"])
     fig, axes = plt.subplots(1, 2 if len(intervals) else 1, figsize=(14 if len(intervals) else 8, 4),

@@ -25,7 +25,7 @@ from ..cards.card import Card, CardError
 from ..core.domain import Domain
 from ..core.episode import Episode
 from . import hdf5_layout, hdf5_reader
-from .ids import DatasetId, DatasetIdError, datasets_root
+from .ids import NAMESPACE, DatasetId, DatasetIdError, datasets_root
 from .install import recover
 
 CARD_KEY = "imaginebench_card"
@@ -82,16 +82,17 @@ def _how_to_make(dataset_id: DatasetId) -> str:
 
     if str(dataset_id) in load_recipes():
         return f"Build it with `imaginebench build {dataset_id}`."
-    if dataset_id.namespace != "imaginebench":
+    if dataset_id.namespace != NAMESPACE:
         return "Import it with `imaginebench import FOLDER` (the original release's files)."
     return "No recipe builds it (`imaginebench list` shows those that do)."
 
 
-def unlisted_ids(prefix: str = "imaginebench/") -> list[str]:
-    """Folders of the Minari root named as one of our ids whose id starts with ``prefix``, but which
-    Minari does not list: a dataset whose ``metadata.json`` is missing or malformed, which
-    ``minari.list_local_datasets`` skips with a warning (``verify`` reports them broken)."""
-    listed = set(local_ids(prefix))
+def unlisted_ids(listed: Sequence[str], prefix: str = "imaginebench/") -> list[str]:
+    """Folders of the Minari root named as one of our ids whose id starts with ``prefix``, but not
+    in ``listed`` (``local_ids(prefix)``'s): a dataset whose ``metadata.json`` is missing or
+    malformed, which ``minari.list_local_datasets`` skips with a warning (``verify`` reports them
+    broken)."""
+    listed = set(listed)
     found = []
     for folder in sorted(datasets_root().glob("*/*")):
         candidate = f"{folder.parent.name}/{folder.name}"
