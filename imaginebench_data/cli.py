@@ -17,8 +17,8 @@ from .pipeline.executors import ExecutorError  # light: Ray is imported only whe
 
 # A user's mistake (an unknown or malformed id, an existing version, a missing file) is
 # answered with one line and exit code 2; --debug shows the traceback instead.
-USER_ERRORS = (KeyError, ValueError, FileNotFoundError, FileExistsError, PermissionError, TimeoutError,
-               ExecutorError)
+USER_ERRORS = (KeyError, ValueError, FileNotFoundError, FileExistsError, NotADirectoryError, PermissionError,
+               TimeoutError, ExecutorError)
 _options = {"debug": False}
 MAX_WORKERS = 4 * (os.cpu_count() or 1)
 
@@ -42,7 +42,7 @@ class _App(typer.Typer):
         except exceptions.ClickException as error:
             error.show()
             sys.exit(error.exit_code)
-        except exceptions.Abort:
+        except typer.Abort:  # Typer's own name for it, whichever Click it carries
             err_console.print("aborted", highlight=False)
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
@@ -122,14 +122,21 @@ def _did_you_mean(error: Exception) -> str:
         return ""
     import difflib
 
+    from .datasets.ids import NAMESPACE
     from .datasets.read import local_ids
     from .pipeline.recipe import load_recipes
 
+    given = given.strip()
     recipes = load_recipes()
-    if given.strip() in recipes:  # a recipe's id, not built yet: the message says how to build it
+    if given in recipes:  # a recipe's id, not built yet: the message says how to build it
         return ""
-    known = sorted(set(recipes) | set(local_ids()))
-    close = difflib.get_close_matches(given.strip(), known, n=1, cutoff=0.8)
+    try:
+        known = sorted(set(recipes) | set(local_ids()))
+    except OSError:  # the datasets folder itself is wrong: its own error says so, elsewhere
+        known = sorted(recipes)
+    if "/" not in given and f"{NAMESPACE}/{given}" in known:  # the namespace left out
+        return f" Did you mean {NAMESPACE + '/' + given!r}?"
+    close = difflib.get_close_matches(given, known, n=1, cutoff=0.8)
     return f" Did you mean {close[0]!r}?" if close else ""
 
 

@@ -253,6 +253,7 @@ def test_verify_never_raises(minari_root):
     ("imaginebench/clevr-train-real-v00", "imaginebench/clevr-train-real-v0"),  # malformed
     ("imaginebench/clever-train-real-v0", "imaginebench/clevr-train-real-v0"),  # no such recipe
     ("imaginebench/clevr-hard-real-v1", "imaginebench/clevr-hard-real-v0"),
+    ("clevr-hard-real-v0", "imaginebench/clevr-hard-real-v0"),  # the namespace left out
 ])
 def test_a_mistyped_id_gets_a_did_you_mean(minari_root, given, meant):
     result = CliRunner().invoke(app, ["build", given, "--episodes", "1"])
@@ -489,3 +490,42 @@ def test_a_mistake_in_the_command_line_is_one_line_as_the_console_script_runs(mi
     else:
         assert len(ran.stderr.strip().splitlines()) == 1 and ran.stderr.startswith(first), ran.stderr
         assert "see `imaginebench" in ran.stderr and ran.stdout == ""
+
+
+def test_help_into_a_pipe_closed_early_ends_without_a_traceback(minari_root):
+    """`imaginebench evaluate --help | head -3`: the reader goes away mid-help. Found on a fresh
+    install (2026-12-06, Typer 0.29, which carries its own copy of Click without ``Abort``): the
+    ``except`` that named Click's Abort raised an AttributeError over rich's broken-pipe exit."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = str(Path(sys.executable).with_name("imaginebench"))
+    process = subprocess.Popen([script, "evaluate", "--help"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               cwd="/", env={**os.environ, "MINARI_DATASETS_PATH": str(minari_root),
+                                             "COLUMNS": "80"})
+    first = process.stdout.read(200)
+    process.stdout.close()  # as `head` does once it has its lines
+    stderr = process.stderr.read().decode()
+    process.wait(timeout=60)
+    assert b"Usage: imaginebench evaluate" in first
+    assert process.returncode in (0, 1) and "Traceback" not in stderr and "Error" not in stderr, stderr
+
+
+@pytest.mark.parametrize("under", ["", "sub/deeper"])
+@pytest.mark.parametrize("arguments", [["list"], ["verify"], ["build", HARD],
+                                       ["inspect", HARD]])
+def test_a_datasets_folder_that_is_a_file_is_one_line_naming_the_file(tmp_path, monkeypatch, under,
+                                                                      arguments):
+    """MINARI_DATASETS_PATH naming a file (or a path under one) was Minari's "[Errno 17] File
+    exists" or a NotADirectoryError traceback (found 2026-12-06); now one line naming the file."""
+    afile = tmp_path / "datasets"
+    afile.write_text("not a folder")
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(afile / under) if under else str(afile))
+    result = CliRunner().invoke(app, arguments)
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert lines[-1].startswith("error: MINARI_DATASETS_PATH is")
+    assert f"but {str(afile)!r} is a file" in lines[-1]
+    assert "Traceback" not in result.output and afile.read_text() == "not a folder"

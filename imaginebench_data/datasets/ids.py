@@ -71,8 +71,20 @@ class DatasetId:
 
 
 def datasets_root() -> Path:
-    """Minari's local root: ``$MINARI_DATASETS_PATH`` or ``~/.minari/datasets`` (read each call)."""
-    return Path(os.environ.get("MINARI_DATASETS_PATH") or Path.home() / ".minari" / "datasets")
+    """Minari's local root: ``$MINARI_DATASETS_PATH`` or ``~/.minari/datasets`` (read each call).
+
+    A root that is a file, or lies under one, is refused here in one line naming the file (Minari
+    itself says only "[Errno 17] File exists")."""
+    named = os.environ.get("MINARI_DATASETS_PATH")
+    root = Path(named or Path.home() / ".minari" / "datasets")
+    for place in (root, *root.parents):
+        if place.exists():
+            if not place.is_dir():
+                variable = "MINARI_DATASETS_PATH" if named else "Minari's root"
+                raise NotADirectoryError(f"{variable} is {str(root)!r}: expected a folder (or a path one can "
+                                         f"be made at), but {str(place)!r} is a file")
+            break
+    return root
 
 
 def dataset_dir(dataset_id: str | DatasetId) -> Path:
