@@ -106,6 +106,24 @@ def test_none_and_bad_specs(tmp_path):
         get_encoder(str(tmp_path / "no-such-model"))
     with pytest.raises(FileNotFoundError, match="config.json"):
         HFEncoder(tmp_path)
+    for spec in (5, 3.5, "", "  "):  # found 2026-12-06: pathlib's TypeError, or ". is not a ... directory"
+        with pytest.raises(ValueError, match=f"encoder: expected 'minilm', .* got {spec!r}$"):
+            get_encoder(spec)
+
+
+@pytest.mark.parametrize("texts, shown", [("abc", "got the string 'abc'; wrap it"),
+                                          ([None], "got None"), (["a", 3], "got 3 \\(int\\)")])
+def test_what_is_not_a_list_of_strings_is_refused(tiny_bert, texts, shown):
+    """Found 2026-12-06: ``encode("abc")`` gave three rows, one per character, and ``[None]``
+    the embedding of the text "None"."""
+    from imaginebench_data.loader.encoders import cached_encode, encode_each
+
+    encoder = get_encoder(str(tiny_bert))
+    assert encoder.encode(["abc"]).shape == (1, encoder.dim)
+    for encode in (encoder.encode, lambda t: encode_each(encoder, t),
+                   lambda t: cached_encode(encoder, t, None)):
+        with pytest.raises(TypeError, match=shown):
+            encode(texts)
 
 
 def test_a_text_alone_has_the_same_bits_whatever_was_encoded_before(tiny_bert):

@@ -71,3 +71,22 @@ def test_train_level_truncates_at_the_horizon():
     assert df["mean_return"].tolist() == [0.0] * 4
     assert df["mean_length"].tolist() == [50.0] * 4
     assert len(seen) == 200 and df.attrs["success_rate"] == 0.0
+
+
+@pytest.mark.parametrize("domain, output, shown", [
+    ("clevr", np.array([1, 2]), r"shape \(2,\).*expected one integer for the env's Discrete\(40\)"),
+    ("clevr", "left", r"dtype <U4\); expected one integer"),
+    ("halfcheetah", np.zeros(3), r"shape \(3,\).*expected \(6,\) numbers for the env's Box"),
+])
+def test_a_policy_output_of_the_wrong_shape_is_named(domain, output, shown):
+    """Found 2026-12-06: numpy's "operands could not be broadcast together" from inside the clip."""
+    with pytest.raises(ValueError, match=shown):
+        evaluate(lambda obs: output, domain=domain, level="rephrase", episodes=1, progress=False)
+
+
+def test_a_batch_of_one_is_its_row_and_episodes_must_be_a_count():
+    df = evaluate(lambda obs: np.array([[0]]), level="easy", episodes=20, progress=False)
+    np.testing.assert_array_equal(df["episodes"], 1)  # (1, 1) taken as the one action
+    for bad in ("x", 2.5, True):
+        with pytest.raises(ValueError, match="episodes must be a positive integer or None"):
+            evaluate(lambda obs: 0, level="easy", episodes=bad, progress=False)

@@ -12,17 +12,25 @@ d3rlpy pins gymnasium 1.0.0, so it lives in its own environment (``make test`` b
 
 from __future__ import annotations
 
+from ..datasets.ids import DatasetId
 from ..domains import get_domain
 from ..loader.encoders import DEFAULT_ENCODER
-from ..loader.transitions import Transitions, load
-from .d4rl import to_d4rl
+from ..loader.transitions import Transitions
+from .d4rl import as_transitions, to_d4rl
 
 
-def to_d3rlpy(dataset: str | Transitions, encoder=DEFAULT_ENCODER):
+def to_d3rlpy(dataset: str | DatasetId | Transitions, encoder=DEFAULT_ENCODER):
     """The ``d3rlpy.dataset.MDPDataset`` of every episode of ``dataset``."""
-    import d3rlpy
+    try:
+        import d3rlpy
+    except ModuleNotFoundError as error:
+        if error.name != "d3rlpy":
+            raise
+        raise ModuleNotFoundError("to_d3rlpy needs d3rlpy, which pins gymnasium 1.0.0 (metaworld refuses "
+                                  "it): use the environment `make test` builds, .venv-d3rlpy/bin/python (see "
+                                  "the README's d3rlpy section)", name="d3rlpy") from error
 
-    transitions = load(dataset) if isinstance(dataset, str) else dataset
+    transitions = as_transitions(dataset)
     data = to_d4rl(transitions, encoder=encoder)
     domain = get_domain(transitions.card.domain)
     if domain.discrete:

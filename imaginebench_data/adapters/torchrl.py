@@ -17,19 +17,21 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..datasets.ids import DatasetId
 from ..loader.encoders import DEFAULT_ENCODER
-from ..loader.filters import keep_mask
-from ..loader.transitions import Transitions, load
-from .d4rl import to_d4rl
+from ..loader.filters import kept_rows
+from ..loader.transitions import Transitions
+from .d4rl import as_transitions, to_d4rl
 
 
-def to_tensordict(dataset: str | Transitions, encoder=DEFAULT_ENCODER, filters=()):
-    """All transitions of ``dataset`` as one ``TensorDict`` of batch size (N,)."""
+def to_tensordict(dataset: str | DatasetId | Transitions, encoder=DEFAULT_ENCODER, filters=()):
+    """All transitions of ``dataset`` as one ``TensorDict`` of batch size (N,); with ``filters``,
+    ``next/truncated`` ends every stretch of kept rows as ``to_d4rl``'s ``timeouts`` does."""
     from tensordict import TensorDict
 
-    transitions = load(dataset) if isinstance(dataset, str) else dataset
+    transitions = as_transitions(dataset)
     data = to_d4rl(transitions, encoder=encoder, filters=filters)
-    keep = keep_mask(transitions, filters)
+    rows = kept_rows(transitions, filters)
     n = len(data["rewards"])
 
     def column(array) -> torch.Tensor:
@@ -39,8 +41,8 @@ def to_tensordict(dataset: str | Transitions, encoder=DEFAULT_ENCODER, filters=(
     return TensorDict({
         "observation": column(data["observations"]),
         "action": column(data["actions"]),
-        "episode": column(transitions.episode_ids[keep]),
-        "step": column(transitions.steps[keep]),
+        "episode": column(transitions.episode_ids[rows]),
+        "step": column(transitions.steps[rows]),
         "next": TensorDict({
             "observation": column(data["next_observations"]),
             "reward": column(data["rewards"][:, None]),
@@ -51,14 +53,23 @@ def to_tensordict(dataset: str | Transitions, encoder=DEFAULT_ENCODER, filters=(
     }, batch_size=[n])
 
 
-def to_torchrl(dataset: str | Transitions, batch_size: int = 256, encoder=DEFAULT_ENCODER, filters=(),
-               seed: int | None = None):
-    """A ``TensorDictReplayBuffer`` over every transition of ``dataset`` (uniform sampling)."""
+def to_torchrl(dataset: str | DatasetId | Transitions, batch_size: int = 256, encoder=DEFAULT_ENCODER,
+               filters=(), seed: int | None = None):
+    """A ``TensorDictReplayBuffer`` over every transition of ``dataset`` (uniform sampling).
+
+    ``seed`` seeds the buffer's own sampler (a ``torch.Generator``), so buffers built with the
+    same seed give the same batches, and torch's global random state is left alone."""
     from torchrl.data import LazyTensorStorage, TensorDictReplayBuffer
 
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
     data = to_tensordict(dataset, encoder=encoder, filters=filters)
-    buffer = TensorDictReplayBuffer(storage=LazyTensorStorage(len(data)), batch_size=batch_size)
+    if len(data) == 0:
+        raise ValueError(f"{as_transitions(dataset).dataset_id!r} has no transitions to sample")
+    generator = None if seed is None else torch.Generator().manual_seed(int(seed))
+    buffer = TensorDictReplayBuffer(storage=LazyTensorStorage(len(data)), batch_size=int(batch_size),
+                                    generator=generator)
     buffer.extend(data)
-    if seed is not None:
-        torch.manual_seed(seed)
     return buffer

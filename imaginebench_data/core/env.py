@@ -85,8 +85,7 @@ class ImagineEnv(gym.Env):
         return self._obs(), self._info(False)
 
     def step(self, action):
-        if not self.action_space.contains(action):
-            raise ValueError(f"action {action!r} is not in {self.action_space}")
+        action = self._checked(action)
         prev = self.state
         self.state = self.sim.step(action)
         self.t += 1
@@ -94,6 +93,20 @@ class ImagineEnv(gym.Env):
         reward = self.task.step_reward(prev, action, self.state)
         truncated = (not success) and self.t >= self.task.horizon
         return self._obs(), reward, success, truncated, self._info(success)
+
+    def _checked(self, action):
+        """``action`` as the action space holds it: a float array of the right shape in any float
+        dtype is taken in the space's (gymnasium's ``Box.contains`` refuses a float64 array that is
+        in range; found 2026-12-06); anything else not in the space is refused in one line."""
+        space = self.action_space
+        if (isinstance(space, gym.spaces.Box) and isinstance(action, np.ndarray)
+                and action.shape == space.shape and np.issubdtype(action.dtype, np.floating)):
+            action = action.astype(space.dtype)
+        if not space.contains(action):
+            array = isinstance(action, np.ndarray)
+            held = f" (an array of shape {action.shape}, dtype {action.dtype})" if array else ""
+            raise ValueError(f"action {action!r}{held} is not in {space}")
+        return action
 
     def render(self) -> np.ndarray | None:
         """``(H, W, 3)`` uint8: the current state, for ``render_mode="rgb_array"`` (None without

@@ -66,7 +66,11 @@ def get_domain(name: str) -> Domain:
     """The registered domain called ``name``; a KeyError naming the known ones otherwise."""
     _discover()
     if name not in _registered:
-        raise KeyError(f"unknown domain {name!r}; expected one of {', '.join(sorted(_registered))}")
+        import difflib
+
+        close = difflib.get_close_matches(name, sorted(_registered), n=1) if isinstance(name, str) else []
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise KeyError(f"unknown domain {name!r}; expected one of {', '.join(sorted(_registered))}{hint}")
     return _registered[name]
 
 

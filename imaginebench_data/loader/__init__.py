@@ -12,7 +12,7 @@ from ..datasets.read import DatasetNotFoundError
 from .encoders import Encoder, HFEncoder, get_encoder
 from .evaluate import evaluate
 from .filters import FILTERS, PRESETS
-from .sampler import Sampler, largest_remainder
+from .sampler import Sampler, leftover_rows
 from .transitions import Transitions, default_cache_dir, load
 
 __all__ = [
@@ -23,7 +23,7 @@ __all__ = [
     "Sampler",
     "FILTERS",
     "PRESETS",
-    "largest_remainder",
+    "leftover_rows",
     "get_encoder",
     "Encoder",
     "HFEncoder",

@@ -105,8 +105,9 @@ class HFEncoder:
         return f"HFEncoder(name={self.name!r}, dim={self.dim})"
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """``(len(texts), dim)`` float32 unit-norm embeddings of ``texts``."""
-        texts = [str(t) for t in texts]
+        """``(len(texts), dim)`` float32 unit-norm embeddings of ``texts`` (a list of strings: a
+        bare string would be read as its characters, so it is refused)."""
+        texts = text_list(texts)
         missing = list(dict.fromkeys(t for t in texts if (self.name, t) not in _EMBEDDINGS))
         for start in range(0, len(missing), self.batch_size):
             batch = missing[start : start + self.batch_size]
@@ -136,6 +137,20 @@ class HFEncoder:
         return unit.cpu().numpy().astype(np.float32)
 
 
+def text_list(texts: Sequence[str]) -> list[str]:
+    """``texts`` as a list of strings; a bare string or a non-string entry is refused in one line
+    (found 2026-12-06: ``encode("abc")`` gave three rows, one per character, and ``[None]`` the
+    embedding of "None")."""
+    if isinstance(texts, (str, bytes)):
+        raise TypeError(f"expected a list of instructions, got the string {texts!r:.60}; wrap it: [text]")
+    texts = list(texts)
+    for text in texts:
+        if not isinstance(text, str):
+            raise TypeError(f"expected every instruction to be a string, got {text!r:.60} "
+                            f"({type(text).__name__})")
+    return texts
+
+
 def cached_encode(encoder: Encoder, texts: Sequence[str], folder: str | os.PathLike | None) -> np.ndarray:
     """``(len(texts), dim)`` embeddings of ``texts``, each encoded on its own where the encoder
     can (``encode_alone``), so that a text's bits do not depend on the texts it would have
@@ -146,7 +161,7 @@ def cached_encode(encoder: Encoder, texts: Sequence[str], folder: str | os.PathL
     texts not found there are encoded."""
     from . import cache
 
-    texts = [str(t) for t in texts]
+    texts = text_list(texts)
     fingerprint = getattr(encoder, "fingerprint", None)
     if folder is None or fingerprint is None or not texts:
         return encode_each(encoder, texts)
@@ -166,6 +181,7 @@ def encode_each(encoder: Encoder, texts: list[str]) -> np.ndarray:
     """``(len(texts), dim)``: each text encoded on its own where ``encoder`` has
     ``encode_alone`` (an ``HFEncoder``), else ``encoder.encode(texts)``. What training data and
     a policy's observations are embedded with, so both see the same bits for a text."""
+    texts = text_list(texts)
     alone = getattr(encoder, "encode_alone", None)
     if alone is None or not texts:
         return encoder.encode(texts)
@@ -186,6 +202,9 @@ def get_encoder(spec: str | os.PathLike | Encoder | None = DEFAULT_ENCODER) -> E
         return None
     if isinstance(spec, Encoder) and not isinstance(spec, (str, os.PathLike)):
         return spec
+    if not isinstance(spec, (str, os.PathLike)) or not str(spec).strip():
+        raise ValueError(f"encoder: expected {DEFAULT_ENCODER!r}, a local model directory, an object with "
+                         f"name, dim and encode, or None; got {spec!r}")
     if str(spec) == DEFAULT_ENCODER:
         name, path = DEFAULT_ENCODER, minilm_path()
     else:

@@ -17,12 +17,22 @@ COLUMNS = ("task_id", "episodes", "successes", "success_rate", "mean_return", "m
 
 def _env_action(action: Any, space: Any, discrete: bool) -> Any:
     """A policy's output (int, numpy or torch) as the env's action type; continuous actions are
-    clipped into the Box (a regression policy such as BC may overshoot its bounds)."""
+    clipped into the Box (a regression policy such as BC may overshoot its bounds). An output
+    of another shape is refused in one line (a batch of one, e.g. ``(1, A)``, is taken as its row)."""
     if hasattr(action, "detach"):
         action = action.detach().cpu().numpy()
+    array = np.asarray(action)
+    shape = () if discrete else space.shape
+    lead = array.ndim - len(shape)
+    if lead > 0 and array.shape[lead:] == shape and all(n == 1 for n in array.shape[:lead]):
+        array = array.reshape(shape)  # a batch of one
+    if array.shape != shape or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
+        wanted = "one integer" if discrete else f"{shape} numbers"
+        raise ValueError(f"the policy returned {action!r:.80} (shape {array.shape}, dtype {array.dtype}); "
+                         f"expected {wanted} for the env's {space}")
     if discrete:
-        return int(np.asarray(action).reshape(()))
-    return np.clip(np.asarray(action, dtype=np.float32), space.low, space.high)
+        return int(array)
+    return np.clip(array.astype(np.float32), space.low, space.high)
 
 
 def evaluate(policy: Callable[[dict[str, Any]], Any], domain: str = "clevr", level: str = "train",
@@ -42,6 +52,8 @@ def evaluate(policy: Callable[[dict[str, Any]], Any], domain: str = "clevr", lev
     from tqdm.auto import tqdm
 
     tasks = get_domain(domain).tasks(level)
+    if episodes is not None and (isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer))):
+        raise ValueError(f"episodes must be a positive integer or None, got {episodes!r}")
     n_episodes = len(tasks) if episodes is None else int(episodes)
     if n_episodes <= 0:
         raise ValueError(f"episodes must be positive, got {episodes}")

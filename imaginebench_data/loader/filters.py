@@ -15,7 +15,7 @@ illegal and inconsistent imagined ones included: the cards say how many those ar
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -25,8 +25,8 @@ PRESETS = {"clean": ("legal", "goal_consistent"), "faithful": ("legal", "transit
 
 def resolve_filters(filters: str | Sequence[str]) -> tuple[str, ...]:
     """The flag names that ``filters`` (a flag, a preset, or a sequence of them) stands for."""
-    names = ((filters,) if isinstance(filters, str)
-             else tuple(filters) if isinstance(filters, Iterable) else None)
+    sequence = isinstance(filters, Iterable) and not isinstance(filters, Mapping)  # a dict's keys: no
+    names = (filters,) if isinstance(filters, str) else tuple(filters) if sequence else None
     if names is None or not all(isinstance(name, str) for name in names):
         raise TypeError(f"filters: expected a flag or preset name, or a sequence of them (e.g. () or "
                         f"'clean'), got {filters!r}")
@@ -40,9 +40,18 @@ def resolve_filters(filters: str | Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(flags))
 
 
-def keep_mask(transitions, filters: str | Sequence[str]) -> np.ndarray:
-    """``(N,)`` bool: the rows of ``transitions`` whose every flag of ``filters`` is True."""
+def kept_rows(transitions, filters: str | Sequence[str], name: str | None = None,
+              allow_empty: bool = False) -> np.ndarray:
+    """``(n,)`` int64: the rows of ``transitions`` whose every flag of ``filters`` is True, in order.
+
+    Filters that leave a non-empty dataset with nothing raise a ``ValueError`` naming the flag
+    that did it and how many rows were left before it (unless ``allow_empty``)."""
     keep = np.ones(len(transitions), dtype=bool)
     for flag in resolve_filters(filters):
+        before = int(keep.sum())
         keep &= np.asarray(getattr(transitions, flag), dtype=bool)
-    return keep
+        if before and not keep.any() and not allow_empty:
+            name = name or getattr(transitions, "dataset_id", "the dataset")
+            raise ValueError(f"filter {flag!r} leaves dataset {name!r} with no transitions ({before} before "
+                             f"it; filters {list(resolve_filters(filters))})")
+    return np.flatnonzero(keep)

@@ -46,10 +46,14 @@ class FlatObservation(gym.ObservationWrapper):
     ``adapters.to_d4rl(..., encoder=encoder)`` gives (``FlatRow``)."""
 
     def __init__(self, env: gym.Env, encoder: Any = DEFAULT_ENCODER) -> None:
+        space = getattr(env, "observation_space", None)
+        if not (isinstance(space, gym.spaces.Dict) and {"state", "instruction"} <= set(space.spaces)):
+            raise TypeError(f"FlatObservation wraps an env whose observations are Dict(state, instruction), "
+                            f"as ib.make_env's are; got {space}")
         super().__init__(env)
         self.encoder = get_encoder(encoder)
         self._row = FlatRow(self.encoder)
-        state = env.observation_space["state"]
+        state = space["state"]
         width = state.shape[0] + (self.encoder.dim if self.encoder is not None else 0)
         self.observation_space = gym.spaces.Box(-np.inf, np.inf, (width,), np.float32)
 
@@ -58,26 +62,36 @@ class FlatObservation(gym.ObservationWrapper):
 
 
 def make_env_and_datasets(name: str, *, source: str = "imaginary", encoder: Any = DEFAULT_ENCODER,
-                          flat: bool = True) -> tuple[gym.Env, Any, Any]:
+                          flat: bool = True, render_mode: str | None = None) -> tuple[gym.Env, Any, Any]:
     """The eval env of a level and the data to train for it: ``(env, train, level_data)``.
 
     ``name`` is ``"<domain>-<level>"`` (e.g. ``"clevr-hard"``); ``train`` is
     ``<domain>-train-real``, ``level_data`` the level's ``source`` set (``imaginary`` by
-    default, ``real`` for the oracle). With ``flat`` (the default) the env is wrapped in
-    ``FlatObservation(encoder)`` and both datasets are D4RL dicts of the same rows
-    (``adapters.to_d4rl``); otherwise the plain env and ``Transitions`` (``load``). The
+    default, ``verified``, or ``real`` for the oracle; the train level has only ``real``). With
+    ``flat`` (the default) the env is wrapped in ``FlatObservation(encoder)`` and both datasets
+    are D4RL dicts of the same rows (``adapters.to_d4rl``); otherwise the plain env and
+    ``Transitions`` (``load``). ``render_mode="rgb_array"`` lets ``env.render()`` draw. The
     datasets must be built (``imaginebench build``); the error says how otherwise.
     """
     from ..adapters.d4rl import to_d4rl
+    from ..core.episode import SOURCES
+    from ..core.task import LEVELS
+    from ..domains import get_domain
     from .transitions import load
 
-    parts = name.split("-")
-    if len(parts) != 2:
+    if not isinstance(name, str) or name.count("-") != 1:
         raise ValueError(f"expected a name '<domain>-<level>', e.g. 'clevr-hard', got {name!r}")
-    domain, level = parts
+    domain, level = name.split("-")
+    get_domain(domain)  # an unknown domain is named before any id is made of it
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r} in {name!r}: expected one of {', '.join(LEVELS)}")
+    if source not in SOURCES or (level == "train" and source != "real"):
+        offered = ("real",) if level == "train" else SOURCES
+        raise ValueError(f"source {source!r} for level {level!r}: expected one of {', '.join(offered)} "
+                         "(real: the oracle's expert data)")
     train = DatasetId.parse(f"{NAMESPACE}/{domain}-train-real-v0")
     level_id = train.with_(level=level, source=source)
-    env = make_env(domain, level)
+    env = make_env(domain, level, render_mode=render_mode)
     if not flat:
         return env, load(train), load(level_id)
     encoder = get_encoder(encoder)

@@ -1,10 +1,12 @@
 """Mixed batches from several datasets at fixed ratios: ``Sampler({ds: ratio}, ...)``.
 
-Every dataset gets exactly its share of each batch (largest-remainder rounding of
-``ratio * batch_size``), drawn uniformly with replacement among the dataset's transitions
-that pass ``filters``. Instruction embeddings are not stored per step: the sampler keeps one
-table of the unique instructions of all datasets, encodes it once, and joins rows into the
-batch by index.
+Every dataset gets the whole part of its share of each batch (``floor(ratio * batch_size)``
+rows); the rows left over, when the shares are not whole, go one each to datasets drawn with
+probability their fractional share (systematic sampling), so every dataset gets exactly
+``ratio * batch_size`` rows on average, even in batches of one. Rows are drawn uniformly with
+replacement among the dataset's transitions that pass ``filters``. Instruction embeddings are
+not stored per step: the sampler keeps one table of the unique instructions of all datasets,
+encodes it once, and joins rows into the batch by index.
 """
 
 from __future__ import annotations
@@ -15,23 +17,28 @@ from typing import Any
 import numpy as np
 
 from .encoders import DEFAULT_ENCODER, Encoder, cached_encode, get_encoder
-from .filters import FILTERS, PRESETS, resolve_filters
+from .filters import FILTERS, PRESETS, kept_rows, resolve_filters
 from .transitions import Transitions, default_cache_dir, load
 
-__all__ = ["Sampler", "largest_remainder", "FILTERS", "PRESETS"]
+__all__ = ["Sampler", "leftover_rows", "FILTERS", "PRESETS"]
 
 
-def largest_remainder(ratios: Sequence[float], total: int) -> np.ndarray:
-    """Split ``total`` into integers proportional to ``ratios`` (which need not sum to 1).
-
-    Each part gets ``floor(share)``; the parts left over go to the largest fractional
-    remainders, ties to the earlier dataset. Returns ``(len(ratios),)`` int64 summing to ``total``.
-    """
+def leftover_rows(ratios: Sequence[float], total: int, rng: np.random.Generator) -> np.ndarray:
+    """Split ``total`` into integers whose mean over draws is exactly ``ratios`` (normalised) times
+    ``total``: each part gets ``floor(share)``, and the ``L`` rows left over go to parts chosen by
+    systematic sampling (one uniform number ``u``; the points ``u, u + 1, ..., u + L - 1`` fall on
+    the fractional remainders laid end to end, each shorter than 1, so part k gets one extra row
+    with probability exactly its remainder). Draws from ``rng`` only when ``L > 0``. Found
+    2026-12-06: largest-remainder rounding gave a 1:1 Sampler's batches of one row always from
+    its first dataset."""
     weights = np.asarray(ratios, dtype=np.float64)
     shares = weights / weights.sum() * total
     counts = np.floor(shares).astype(np.int64)
-    order = np.argsort(-(shares - counts), kind="stable")
-    counts[order[: total - int(counts.sum())]] += 1
+    left = total - int(counts.sum())
+    if left > 0:
+        remainders = np.cumsum(shares - counts)
+        points = rng.random() * remainders[-1] / left + remainders[-1] / left * np.arange(left)
+        counts += np.bincount(np.searchsorted(remainders, points, side="right"), minlength=len(counts))
     return counts
 
 
@@ -83,7 +90,8 @@ class Sampler:
         self.ratios = ratios / ratios.sum()
         self.names = _unique_names([t.dataset_id for t in self.datasets])
         self._check_compatible()
-        self.valid = [self._filtered(name, t) for name, t in zip(self.names, self.datasets)]
+        self.valid = [self._filtered(name, t, ratio)
+                      for name, t, ratio in zip(self.names, self.datasets, self.ratios)]
         self.sizes = {name: len(t) for name, t in zip(self.names, self.datasets)}
         self.counts = {name: len(v) for name, v in zip(self.names, self.valid)}
         self.instructions = sorted(set().union(*(t.instructions for t in self.datasets)))
@@ -120,23 +128,21 @@ class Sampler:
                 raise ValueError(f"dataset {name!r} has actions {t.actions.dtype}{t.actions.shape[1:]}, "
                                  f"{self.names[0]!r} has {first.actions.dtype}{first.actions.shape[1:]}")
 
-    def _filtered(self, name: str, transitions: Transitions) -> np.ndarray:
-        """``(n_k,)`` int64 row indices of ``transitions`` that pass every filter."""
+    def _filtered(self, name: str, transitions: Transitions, ratio: float) -> np.ndarray:
+        """``(n_k,)`` int64 row indices of ``transitions`` that pass every filter (a dataset of
+        ratio 0 is never drawn from, so filters may leave it empty)."""
         if len(transitions) == 0:
             raise ValueError(f"dataset {name!r} has no transitions")
-        keep = np.ones(len(transitions), dtype=bool)
-        for flag in self.filters:
-            before = int(keep.sum())
-            keep &= np.asarray(getattr(transitions, flag), dtype=bool)
-            if not keep.any():
-                raise ValueError(f"filter {flag!r} leaves dataset {name!r} with no transitions "
-                                 f"({before} before it; filters {list(self.filters)})")
-        return np.flatnonzero(keep)
+        return kept_rows(transitions, self.filters, name, allow_empty=ratio == 0)
 
-    def split(self, batch_size: int) -> dict[str, int]:
-        """How many rows of a batch of ``batch_size`` come from each dataset."""
+    def split(self, batch_size: int) -> dict[str, float]:
+        """How many rows of a batch of ``batch_size`` come from each dataset: ``ratio *
+        batch_size``, an int when whole (every batch), else the mean over batches (a batch
+        gives its floor or one more, see ``leftover_rows``)."""
         _check_batch_size(batch_size)
-        return dict(zip(self.names, largest_remainder(self.ratios, batch_size).tolist()))
+        shares = self.ratios * batch_size
+        return {name: int(round(share)) if abs(share - round(share)) < 1e-9 else float(share)
+                for name, share in zip(self.names, shares)}
 
     def sample(self, batch_size: int, device: Any = None, as_numpy: bool = False,
                with_index: bool = False) -> dict[str, Any]:
@@ -184,10 +190,14 @@ class Sampler:
         return {key: from_numpy(value).to(device) for key, value in batch.items()}
 
     def _picks(self, batch_size: int) -> np.ndarray:
-        """``largest_remainder(self.ratios, batch_size)``, computed once per batch size."""
+        """Rows per dataset for one batch: the same each batch when every share is whole (kept
+        per batch size, no draw), else ``leftover_rows``'s draw."""
         picks = self._split_cache.get(batch_size)
-        if picks is None:
-            picks = self._split_cache[batch_size] = largest_remainder(self.ratios, batch_size)
+        if picks is not None:
+            return picks
+        picks = leftover_rows(self.ratios, batch_size, self.rng)
+        if np.allclose(self.ratios * batch_size, picks, rtol=0, atol=1e-9):
+            self._split_cache[batch_size] = picks
         return picks
 
     def _torch_columns(self) -> list[dict[str, np.ndarray]]:
