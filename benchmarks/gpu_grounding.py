@@ -1,9 +1,9 @@
 """Grounding throughput and GPU utilisation of the ``--backbone PATH`` path, in one run.
 
 Builds a randomly initialised Llama-architecture backbone (a BPE tokenizer trained on the
-domain's phrasings; 134M parameters with the defaults, as in shared/reference/gpu_probe.md),
-builds the real training set if it is missing, grounds the model on it for ``--epochs``
-epochs in each ``--precision`` mode, and prints, per mode: seconds, training sequences per
+domain's phrasings; 134M parameters with the defaults, 162.5M with this package's heads, see
+results/gpu/README.md), builds the real training set if it is missing, grounds the model on it
+for ``--epochs`` epochs in each ``--precision`` mode, and prints, per mode: seconds, training sequences per
 second, the mean GPU utilisation sampled every 0.1 s by NVML, peak GPU memory, the final
 losses and the share of backbone weights the training changed. Asserts nothing.
 

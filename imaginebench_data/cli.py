@@ -226,8 +226,10 @@ def build(
 
     Real datasets are built before imaginary ones (which are grounded on a real one).
     """
-    from .datasets.ids import DatasetId
+    from .datasets.ids import DatasetId, dataset_dir
     from .datasets.read import local_ids
+    from .datasets.writer import DatasetExistsError
+    from .imagine.config import check_backbone
     from .pipeline.build import build as build_one
     from .pipeline.executors import make_executor
     from .pipeline.recipe import ACTION_SOURCES, MODEL_GENERATORS, SCALES, build_order, load_recipes
@@ -261,10 +263,16 @@ def build(
                    "transition errors", "seconds", "checksum as committed"):
         table.add_column(column)
     todo = [i for i in targets if not (skip_existing and i in existing and not force)]
+    present = [i for i in todo if dataset_dir(i).exists()] if not force else []
+    if present:  # all of them said before any is built (found 2026-12-06: refused one by one, midway)
+        raise DatasetExistsError(f"{', '.join(present)} already exist{'s' if len(present) == 1 else ''}; "
+                                 "nothing was built: pass --force to replace, or --skip-existing to build "
+                                 "only what is missing")
     for dataset_id in targets:
         if dataset_id not in todo:
             console.print(f"[yellow]{dataset_id} exists; skipped (use --force to rebuild)[/yellow]")
     if any(recipes[i].generator in MODEL_GENERATORS for i in todo if i in recipes):  # only then transformers
+        check_backbone(backbone)  # before the real sets it would be grounded on are built
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()  # per-file "Loading weights" bars; ours show the work

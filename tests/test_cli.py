@@ -529,3 +529,49 @@ def test_a_datasets_folder_that_is_a_file_is_one_line_naming_the_file(tmp_path, 
     assert lines[-1].startswith("error: MINARI_DATASETS_PATH is")
     assert f"but {str(afile)!r} is a file" in lines[-1]
     assert "Traceback" not in result.output and afile.read_text() == "not a folder"
+
+
+@pytest.mark.parametrize("episodes, options, shown", [
+    (8, [], "has 8 episodes: a grounding holds out every 10th episode to measure its evidence, so it needs "
+            "at least 10;"),
+    (12, ["--holdout-per-task"], "has 12 episodes, at most 1 of one task: a grounding holds out every 10th "
+                                 "episode of each task"),
+])
+def test_a_grounding_with_nothing_to_hold_out_is_refused_before_training(minari_root, tmp_path, monkeypatch,
+                                                                        episodes, options, shown):
+    """Found by trying it (2026-12-06): it trained, then failed on "need at least one array to
+    concatenate" and left a checkpoint without evidence that later runs took up and failed on."""
+    from imaginebench_data.pipeline.build import build
+
+    monkeypatch.setenv("IMAGINEBENCH_MODELS", str(tmp_path / "models"))
+    train = "imaginebench/clevr-train-real-v0"
+    build(train, episodes=episodes, workers=1, cards_dir=tmp_path / "cards", progress=False)
+    result = CliRunner().invoke(app, ["ground", train, "--epochs", "1", *options], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert shown in " ".join(result.output.split())
+    models = tmp_path / "models"
+    assert not models.exists() or not any(models.iterdir())  # nothing trained, nothing left
+
+
+def test_existing_versions_among_several_ids_are_refused_before_any_is_built(built, minari_root, tmp_path):
+    """Found by trying it (2026-12-06): `build A B` built A, then stopped on B's existing version."""
+    easy = "imaginebench/clevr-easy-real-v0"
+    result = CliRunner().invoke(app, ["build", easy, HARD, "--episodes", "2", "--workers", "1",
+                                      "--cards-dir", str(tmp_path / "cards")], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert f"{HARD} already exists; nothing was built: pass --force" in " ".join(result.output.split())
+    assert not (minari_root / easy).exists()
+
+
+def test_a_backbone_that_is_no_model_folder_is_refused_before_the_real_sets_are_built(minari_root, tmp_path,
+                                                                                       monkeypatch):
+    """Found by trying it (2026-12-06): the README's `build --domain clevr --backbone PATH` built the
+    real sets first and met the missing folder only at the grounding."""
+    monkeypatch.setenv("IMAGINEBENCH_MODELS", str(tmp_path / "models"))
+    result = CliRunner().invoke(app, ["build", "imaginebench/clevr-easy-imaginary-v0", "--episodes", "2",
+                                      "--backbone", str(tmp_path / "no-model"), "--cards-dir",
+                                      str(tmp_path / "cards")], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert "expected 'scratch' or a Hugging Face model directory with a config.json" in " ".join(
+        result.output.split())
+    assert not (minari_root / "imaginebench").exists()

@@ -46,6 +46,28 @@ def test_without_ray_the_error_says_how_to_install_it(minari_root, monkeypatch):
     assert result.exit_code == 2 and "needs Ray" in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("mode", [None, "token"])
+def test_a_cluster_that_answers_but_refuses_names_the_token(minari_root, monkeypatch, mode):
+    """Found 2026-12-06 with Ray 2.60: `ray start --head` asks for a token where
+    ~/.ray/auth_token exists, a client with an explicit address sends none, and all it said was
+    "Failed to connect"; the line now says what to set."""
+    from imaginebench_data.pipeline import executors
+
+    def refuse(**kwargs):
+        raise ConnectionError("Failed to connect to Ray cluster at 127.0.0.1:6399\nmore")
+
+    monkeypatch.setattr(ray, "init", refuse)
+    monkeypatch.setattr(executors, "_check_reachable", lambda address: None)
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    if mode:
+        monkeypatch.setenv("RAY_AUTH_MODE", mode)
+    with pytest.raises(ExecutorError) as raised:
+        RayCluster(workers=2, address="127.0.0.1:6399")
+    message = str(raised.value)
+    assert message.startswith("could not connect to a Ray cluster at '127.0.0.1:6399': Failed to connect")
+    assert ("set RAY_AUTH_MODE=token here" in message) == (mode is None) and "\n" not in message
+
+
 @pytest.fixture(scope="module")
 def local_ray():
     ray.init(num_cpus=2, include_dashboard=False)

@@ -57,7 +57,7 @@ def refuse_existing(dataset_id: str | DatasetId) -> None:
     destination = datasets_root() / str(DatasetId.parse(dataset_id))
     if destination.exists():
         raise DatasetExistsError(f"dataset {dataset_id} already exists at {destination}; "
-                                 "pass --force (force=True) to replace this version")
+                                 "pass --force (force=True in Python) to replace this version")
 
 
 @contextlib.contextmanager

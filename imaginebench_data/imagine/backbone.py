@@ -7,7 +7,7 @@ from pathlib import Path
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, GPT2Config, GPT2LMHeadModel
 
-from .config import SCRATCH, GroundingConfig
+from .config import SCRATCH, GroundingConfig, check_backbone
 from .sequences import TEMPLATE_TEXTS
 from .tokenizer import SLOT, build_word_tokenizer
 
@@ -29,10 +29,8 @@ def scratch_backbone(config: GroundingConfig, instructions: list[str]):
 def pretrained_backbone(path: str | Path, dtype: torch.dtype = torch.float32):
     """(model, tokenizer) read from a local model directory, weights in ``dtype`` (see
     ``precision.py``); nothing is downloaded."""
-    path = Path(path)
-    if not (path / "config.json").is_file():
-        raise FileNotFoundError(f"--backbone {path}: expected a Hugging Face model directory with a "
-                                "config.json (a local path; nothing is downloaded)")
+    check_backbone(path)
+    path = Path(path).expanduser()
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
     model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=dtype)
     return model, tokenizer

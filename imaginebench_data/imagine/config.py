@@ -7,6 +7,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 SCRATCH = "scratch"  # the default backbone: a small GPT-2 trained from scratch here
+
+
+def check_backbone(backbone: str | Path) -> None:
+    """A ``FileNotFoundError`` unless ``backbone`` is ``SCRATCH`` or a local Hugging Face model
+    directory (nothing is downloaded)."""
+    if str(backbone) != SCRATCH and not (Path(backbone).expanduser() / "config.json").is_file():
+        raise FileNotFoundError(f"--backbone {backbone}: expected {SCRATCH!r} or a Hugging Face model "
+                                "directory with a config.json (a local path; nothing is downloaded)")
 # fields added after checkpoints were committed: left out of config.json at their defaults, so
 # those checkpoints' hashes stay
 _WRITTEN_WHEN_SET = ("hidden_columns", "action_bins", "action_low", "action_high")

@@ -248,7 +248,7 @@ def import_dir(src_dir: Path | str, *, namespace: str = DEFAULT_NAMESPACE, force
     existing = [str(item.dataset_id(namespace)) for item in checked
                 if dataset_dir(item.dataset_id(namespace)).exists()]
     if existing and not force:
-        raise DatasetExistsError(f"dataset(s) {', '.join(existing)} already exist; pass --force (force=True) "
-                                 "to replace them")
+        raise DatasetExistsError(f"dataset(s) {', '.join(existing)} already exist; pass --force "
+                                 "(force=True in Python) to replace them")
     return [_write(item, namespace, force, cards_dir or default_cards_dir(item.dataset_id(namespace)),
                    src_dir, progress) for item in checked]

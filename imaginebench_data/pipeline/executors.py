@@ -137,7 +137,7 @@ class RayCluster:
                          runtime_env={"env_vars": pinned} if pinned else None)
             except ConnectionError as error:
                 raise ExecutorError(f"could not connect to a Ray cluster at {address!r}: "
-                                    f"{str(error).splitlines()[0]}") from None
+                                    f"{str(error).splitlines()[0]}{_auth_hint(address)}") from None
         cpus = int(ray.cluster_resources().get("CPU", 0))
         if workers > cpus:
             self.close()
@@ -170,6 +170,18 @@ class RayCluster:
         self._actors = []
         if self._started and self._ray.is_initialized():
             self._ray.shutdown()
+
+
+def _auth_hint(address: str | None) -> str:
+    """Why a cluster that answers may still refuse us: since Ray 2.59 ``ray start --head`` turns
+    token authentication on when a token exists (``~/.ray/auth_token``, which any local
+    ``ray.init`` writes), while a client given an explicit address never does (found 2026-12-06
+    with Ray 2.60: "InvalidAuthToken", then only "Failed to connect")."""
+    if not address or address == "auto" or os.environ.get("RAY_AUTH_MODE"):
+        return ""
+    return ("; if the cluster uses Ray's token authentication (`ray start --head` turns it on where "
+            "~/.ray/auth_token exists), set RAY_AUTH_MODE=token here, with the head's token in "
+            "~/.ray/auth_token or RAY_AUTH_TOKEN, or pass --address auto on the head node")
 
 
 def _check_reachable(address: str) -> None:
