@@ -67,6 +67,17 @@ def test_verdicts_on_constructed_results():
     assert math.isnan(table.loc[("rephrase", "real+verified"), "low"])
 
 
+@pytest.mark.parametrize("seeds", [3, 10])
+def test_ten_equal_thirds_are_tied_not_within_the_noise(seeds):
+    """Found 2026-12-06: HalfCheetah hard's 33.3% in each of 10 seeds gave numpy a variance of
+    about 1e-33, and the tie read "+0.0 (-0.0 to +0.0), within the noise"."""
+    third, none = pd.Series([1 / 3] * seeds), pd.Series([0.0] * seeds)
+    assert ar.welch_interval(third, third) == (0.0, 0.0, 0.0)
+    assert ar.verdict(*ar.welch_interval(third, third)[1:]) == "tied"
+    difference, low, high = ar.welch_interval(none, third)
+    assert low == high == difference == pytest.approx(-1 / 3) and ar.verdict(low, high) == "behind"
+
+
 def test_markdown_cells_and_the_benchmark_table(tmp_path):
     results = frame(rows("easy", "real", [0.2, 0.3, 0.4]), rows("easy", "real+imaginary", [0.5, 0.6, 0.7]),
                     rows("hard", "real", [0.1, 0.0, 0.2]), rows("hard", "real+imaginary", [0.0, 0.2, 0.1]))

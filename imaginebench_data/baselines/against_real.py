@@ -37,7 +37,11 @@ def welch_interval(a: pd.Series, b: pd.Series, confidence: float = CONFIDENCE) -
     difference = float(a.mean() - b.mean())
     if len(a) < 2 or len(b) < 2:
         return difference, math.nan, math.nan
-    va, vb = float(a.var(ddof=1)) / len(a), float(b.var(ddof=1)) / len(b)
+    # a constant column's variance is 0, not numpy's rounding of it (found 2026-12-06: ten seeds of
+    # 33.3% gave about 1e-33, and the tie read "-0.0 to +0.0, within the noise")
+    va, vb = (0.0 if x.min() == x.max() else float(x.var(ddof=1)) / len(x) for x in (a, b))
+    if va == vb == 0.0 and a.min() == b.min():
+        return 0.0, 0.0, 0.0
     error = math.sqrt(va + vb)
     if error == 0.0:
         return difference, difference, difference
