@@ -226,9 +226,9 @@ def build(
 
     Real datasets are built before imaginary ones (which are grounded on a real one).
     """
-    from .datasets.ids import DatasetId, dataset_dir
+    from .datasets.ids import DatasetId
     from .datasets.read import local_ids
-    from .datasets.writer import DatasetExistsError
+    from .datasets.writer import DatasetExistsError, existing_versions
     from .imagine.config import check_backbone
     from .pipeline.build import build as build_one
     from .pipeline.executors import make_executor
@@ -263,7 +263,7 @@ def build(
                    "transition errors", "seconds", "checksum as committed"):
         table.add_column(column)
     todo = [i for i in targets if not (skip_existing and i in existing and not force)]
-    present = [i for i in todo if dataset_dir(i).exists()] if not force else []
+    present = existing_versions(todo) if not force else []
     if present:  # all of them said before any is built (found 2026-12-06: refused one by one, midway)
         raise DatasetExistsError(f"{', '.join(present)} already exist{'s' if len(present) == 1 else ''}; "
                                  "nothing was built: pass --force to replace, or --skip-existing to build "

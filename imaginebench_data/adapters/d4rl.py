@@ -55,7 +55,11 @@ def to_d4rl(dataset: str | DatasetId | Transitions, encoder=DEFAULT_ENCODER,
     the bare states; ``filters`` (flags or presets, see ``loader/filters.py``) drop flagged rows,
     and a ``ValueError`` says so when they would drop every row."""
     transitions = as_transitions(dataset)
-    rows = kept_rows(transitions, filters)
+    return d4rl_rows(transitions, kept_rows(transitions, filters), encoder)
+
+
+def d4rl_rows(transitions: Transitions, rows: np.ndarray, encoder=DEFAULT_ENCODER) -> dict[str, np.ndarray]:
+    """``to_d4rl``'s dict of the kept ``rows`` (``loader.filters.kept_rows``) of ``transitions``."""
     observations, next_observations = transitions.observations[rows], transitions.next_observations[rows]
     encoder = get_encoder(encoder)
     if encoder is not None:

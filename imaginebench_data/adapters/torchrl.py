@@ -21,7 +21,7 @@ from ..datasets.ids import DatasetId
 from ..loader.encoders import DEFAULT_ENCODER
 from ..loader.filters import kept_rows
 from ..loader.transitions import Transitions
-from .d4rl import as_transitions, to_d4rl
+from .d4rl import as_transitions, d4rl_rows
 
 
 def to_tensordict(dataset: str | DatasetId | Transitions, encoder=DEFAULT_ENCODER, filters=()):
@@ -30,8 +30,8 @@ def to_tensordict(dataset: str | DatasetId | Transitions, encoder=DEFAULT_ENCODE
     from tensordict import TensorDict
 
     transitions = as_transitions(dataset)
-    data = to_d4rl(transitions, encoder=encoder, filters=filters)
     rows = kept_rows(transitions, filters)
+    data = d4rl_rows(transitions, rows, encoder)
     n = len(data["rewards"])
 
     def column(array) -> torch.Tensor:

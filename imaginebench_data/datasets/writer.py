@@ -40,7 +40,7 @@ from ..quality.reference import reference_scores
 from . import hdf5_layout, install
 from .checksum import DatasetChecksum
 from .description import describe
-from .ids import NAMESPACE, DatasetId, datasets_root
+from .ids import NAMESPACE, DatasetId, dataset_dir, datasets_root
 from .read import CARD_KEY
 from .validate import validate_episode
 
@@ -51,12 +51,16 @@ class DatasetExistsError(FileExistsError):
     """The dataset version exists; pass force=True (--force) to replace it."""
 
 
+def existing_versions(dataset_ids: Iterable[str | DatasetId]) -> list[str]:
+    """The ids among ``dataset_ids`` whose version is installed (its folder exists), in order."""
+    return [str(i) for i in dataset_ids if dataset_dir(i).exists()]
+
+
 def refuse_existing(dataset_id: str | DatasetId) -> None:
     """``DatasetExistsError`` if a version of ``dataset_id`` is installed. The writer checks under
     the id's lock; a build checks first too, before work that can take minutes (a grounding)."""
-    destination = datasets_root() / str(DatasetId.parse(dataset_id))
-    if destination.exists():
-        raise DatasetExistsError(f"dataset {dataset_id} already exists at {destination}; "
+    if existing_versions([dataset_id]):
+        raise DatasetExistsError(f"dataset {dataset_id} already exists at {dataset_dir(dataset_id)}; "
                                  "pass --force (force=True in Python) to replace this version")
 
 

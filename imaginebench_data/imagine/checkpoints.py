@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from ..datasets.read import read_card
 from ..domains import get_domain
 from .checkpoint import is_checkpoint, load_checkpoint, training_info
 from .config import SCRATCH
-from .data import HOLDOUT_EVERY, read_episodes, split
+from .data import read_episodes, require_held_out, split
 from .distributed import is_main_process
 from .evidence import goal_evidence, next_state_evidence
 from .numerics import on_device
@@ -78,11 +77,9 @@ def ensure_checkpoint(train_dataset: str, *, backbone: str = SCRATCH, lora: int 
     if sentence_encoder is True:
         sentence_encoder = default_sentence_encoder(backbone)
     path = checkpoint_dir(train_dataset, backbone, lora, sentence_encoder, settings)
-    if evidence and not is_checkpoint(path):
-        held_out_episodes(train_dataset, settings.holdout_per_task)  # none to measure on: said first
     if not is_checkpoint(path):
         train_grounding(train_dataset, path, backbone=backbone, lora=lora, sentence_encoder=sentence_encoder,
-                        settings=settings, progress=progress)
+                        settings=settings, progress=progress, for_evidence=evidence)
     domain = DatasetId.parse(train_dataset).domain
     if evidence and is_main_process() and not evidence_is_current(path, domain):
         write_evidence(path, train_dataset, evidence_episodes or EVIDENCE_EPISODES, progress)
@@ -103,30 +100,15 @@ def write_evidence(path: Path, train_dataset: str, episodes: int, progress: bool
     model = load_checkpoint(path, default_device())
     domain = get_domain(model.config.domain)
     per_task = training_info(path)["settings"].get("holdout_per_task", False)
-    held_out = held_out_episodes(train_dataset, per_task)
+    episodes = read_episodes(train_dataset)[0]
+    held_out = split(episodes, per_task)[1]
+    require_held_out(train_dataset, episodes, held_out, per_task)
     sentences = SentenceTable(model.config.sentence_encoder)
     evidence = {"next_state": next_state_evidence(model, domain, held_out),
                 "goal": goal_evidence(model, domain, sentences, episodes, progress=progress),
                 **({"decoding": domain.decoding} if domain.decoding else {})}
     (Path(path) / "evidence.json").write_text(json.dumps(evidence, indent=1))
     return evidence
-
-
-def held_out_episodes(train_dataset: str, per_task: bool) -> list:
-    """The episodes a grounding on ``train_dataset`` holds out for its evidence (``data.split``);
-    a ``ValueError`` when there are none (found 2026-12-06: a set of fewer than 10 episodes, or
-    fewer than 10 of each task with ``--holdout-per-task``, trained, then failed on "need at
-    least one array to concatenate" and left a checkpoint without evidence)."""
-    episodes = read_episodes(train_dataset)[0]
-    held_out = split(episodes, per_task)[1]
-    if not held_out:
-        each = " of each task" if per_task else ""
-        most = max(Counter(e.task_id for e in episodes).values(), default=0)
-        detail = f"{len(episodes)} episodes" + (f", at most {most} of one task" if per_task else "")
-        raise ValueError(f"{train_dataset} has {detail}: a grounding holds out every {HOLDOUT_EVERY}th "
-                         f"episode{each} to measure its evidence, so it needs at least {HOLDOUT_EVERY}"
-                         f"{each}; build the training set with more (--episodes)")
-    return held_out
 
 
 def checkpoint_provenance(path: Path) -> dict[str, Any]:

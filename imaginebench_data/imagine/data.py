@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
@@ -47,6 +48,22 @@ def split(episodes: list[Episode], per_task: bool = False) -> tuple[list[Episode
         held_out.append(count % HOLDOUT_EVERY == HOLDOUT_EVERY - 1)
     kept = [e for e, held in zip(episodes, held_out) if not held]
     return kept, [e for e, held in zip(episodes, held_out) if held]
+
+
+def require_held_out(dataset_id: str, episodes: list[Episode], held_out: list[Episode],
+                     per_task: bool) -> None:
+    """A ``ValueError`` when ``split`` held out none of ``episodes``, so no evidence can be measured
+    (found 2026-12-06: a set of fewer than 10 episodes, or fewer than 10 of each task with
+    ``--holdout-per-task``, trained, then failed on "need at least one array to concatenate"
+    and left a checkpoint without evidence)."""
+    if held_out:
+        return
+    each = " of each task" if per_task else ""
+    most = max(Counter(e.task_id for e in episodes).values(), default=0)
+    detail = f"{len(episodes)} episodes" + (f", at most {most} of one task" if per_task else "")
+    raise ValueError(f"{dataset_id} has {detail}: a grounding holds out every {HOLDOUT_EVERY}th "
+                     f"episode{each} to measure its evidence, so it needs at least {HOLDOUT_EVERY}"
+                     f"{each}; build the training set with more (--episodes)")
 
 
 def training_phrasings(domain_name: str, train_eps: list[Episode],

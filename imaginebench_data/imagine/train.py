@@ -17,7 +17,7 @@ from ..loader.encoders import encode_each, get_encoder
 from .backbone import backbone_for, slot_token_id
 from .checkpoint import checkpoint_hash, save_checkpoint
 from .config import SCRATCH, GroundingConfig
-from .data import SequenceFactory, collate, read_episodes, split, training_phrasings
+from .data import SequenceFactory, collate, read_episodes, require_held_out, split, training_phrasings
 from .determinism import pinned
 from .distributed import data_parallel, target_counts, target_share
 from .model import GroundedLM
@@ -252,11 +252,12 @@ class SentenceTable:
 @pinned()
 def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, lora: int = 0,
                     sentence_encoder: str | None = "minilm", settings: TrainSettings | None = None,
-                    device: str | None = None, progress: bool = True) -> str:
+                    device: str | None = None, progress: bool = True, for_evidence: bool = False) -> str:
     """Train a grounded model on real dataset ``dataset_id``; save it to ``out_dir``; return its hash.
 
     Every 10th episode (of each task, with ``settings.holdout_per_task``) is held out (see
-    ``data.split``) for the evidence. Under ``accelerate launch`` with several processes it
+    ``data.split``) for the evidence; ``for_evidence`` refuses, before training, a split that
+    holds out none (``data.require_held_out``). Under ``accelerate launch`` with several processes it
     trains data parallel (see ``distributed.py``), each process on its share of every batch of
     ``settings.batch_size``, on its own device.
     """
@@ -274,6 +275,8 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
     symmetry = domain.copies("--symmetries") if settings.symmetries else None
     episodes, checksum = read_episodes(dataset_id)
     train_eps, held_out = split(episodes, settings.holdout_per_task)
+    if for_evidence:
+        require_held_out(dataset_id, episodes, held_out, settings.holdout_per_task)
     phrasings, texts = training_phrasings(domain.name, train_eps, every_task=settings.symmetries)
     sentences = SentenceTable(sentence_encoder, texts)
     discrete = domain.discrete

@@ -27,8 +27,8 @@ from typing import Any
 
 from ..cards.card import Card
 from ..core.domain import Domain, Simulator
-from ..datasets.ids import NAMESPACE, DatasetId, DatasetIdError, dataset_dir
-from ..datasets.writer import DatasetExistsError
+from ..datasets.ids import NAMESPACE, DatasetId, DatasetIdError
+from ..datasets.writer import DatasetExistsError, existing_versions
 from ..domains import get_domain
 from ..pipeline.build import default_cards_dir
 from ..pipeline.publish import publish
@@ -245,8 +245,7 @@ def import_dir(src_dir: Path | str, *, namespace: str = DEFAULT_NAMESPACE, force
                              resolution=item.conversion.resolution,
                              unresolved_kept=item.conversion.unresolved_kept)
                 for item in checked]
-    existing = [str(item.dataset_id(namespace)) for item in checked
-                if dataset_dir(item.dataset_id(namespace)).exists()]
+    existing = existing_versions(item.dataset_id(namespace) for item in checked)
     if existing and not force:
         raise DatasetExistsError(f"dataset(s) {', '.join(existing)} already exist; pass --force "
                                  "(force=True in Python) to replace them")

@@ -140,9 +140,9 @@ class Sampler:
         batch_size``, an int when whole (every batch), else the mean over batches (a batch
         gives its floor or one more, see ``leftover_rows``)."""
         _check_batch_size(batch_size)
-        shares = self.ratios * batch_size
-        return {name: int(round(share)) if abs(share - round(share)) < 1e-9 else float(share)
-                for name, share in zip(self.names, shares)}
+        whole = self._whole_shares(batch_size)
+        shares = (self.ratios * batch_size).tolist() if whole is None else whole.tolist()
+        return dict(zip(self.names, shares))
 
     def sample(self, batch_size: int, device: Any = None, as_numpy: bool = False,
                with_index: bool = False) -> dict[str, Any]:
@@ -193,12 +193,19 @@ class Sampler:
         """Rows per dataset for one batch: the same each batch when every share is whole (kept
         per batch size, no draw), else ``leftover_rows``'s draw."""
         picks = self._split_cache.get(batch_size)
-        if picks is not None:
-            return picks
-        picks = leftover_rows(self.ratios, batch_size, self.rng)
-        if np.allclose(self.ratios * batch_size, picks, rtol=0, atol=1e-9):
+        if picks is None:
+            picks = self._whole_shares(batch_size)
+            if picks is None:
+                return leftover_rows(self.ratios, batch_size, self.rng)
             self._split_cache[batch_size] = picks
         return picks
+
+    def _whole_shares(self, batch_size: int) -> np.ndarray | None:
+        """``(S,)`` int64 rows per dataset when every ``ratio * batch_size`` is whole (to 1e-9),
+        else None."""
+        shares = self.ratios * batch_size
+        rounded = np.round(shares)
+        return rounded.astype(np.int64) if np.allclose(shares, rounded, rtol=0, atol=1e-9) else None
 
     def _torch_columns(self) -> list[dict[str, np.ndarray]]:
         """Per dataset, the batch arrays in their tensors' dtypes (float32, int64 discrete
