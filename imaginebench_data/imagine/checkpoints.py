@@ -100,9 +100,9 @@ def write_evidence(path: Path, train_dataset: str, episodes: int, progress: bool
     model = load_checkpoint(path, default_device())
     domain = get_domain(model.config.domain)
     per_task = training_info(path)["settings"].get("holdout_per_task", False)
-    episodes = read_episodes(train_dataset)[0]
-    held_out = split(episodes, per_task)[1]
-    require_held_out(train_dataset, episodes, held_out, per_task)
+    training_set = read_episodes(train_dataset)[0]
+    held_out = split(training_set, per_task)[1]
+    require_held_out(train_dataset, training_set, held_out, per_task)
     sentences = SentenceTable(model.config.sentence_encoder)
     evidence = {"next_state": next_state_evidence(model, domain, held_out),
                 "goal": goal_evidence(model, domain, sentences, episodes, progress=progress),
