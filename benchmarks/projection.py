@@ -105,13 +105,23 @@ def measured(recipes: dict) -> tuple[dict[str, dict], list[str]]:
     for row in rows.values():
         if row["source"] == "imaginary":
             by_model[row["domain"], row["scale"]].append(row)
-    for imagined in by_model.values():  # the set that trained the shared model pays for it
-        payer = max(imagined, key=lambda r: r["seconds"] / r["asked"])
-        if payer["seconds"] > payer["training"]:  # else all were built from a cached model
-            payer["seconds"] -= payer["training"]
+    for imagined in by_model.values():
+        charge_grounding(imagined)
     for row in rows.values():
         row["per_episode"] = row["seconds"] / row["asked"]
     return rows, missing
+
+
+def charge_grounding(imagined: list[dict]) -> None:
+    """Take the shared model's grounding out of the build that paid for it: of the imagined
+    sets whose build outlasted the grounding, the slowest per episode asked for. None did:
+    every set was built from a cached model. (The slowest per episode of all the sets is not
+    it: CLEVR's paper-scale hard set, 1,680 episodes from the cached model in 100 s, is slower
+    per episode than easy's 72,400 in 3,523 s, 3,178 s of them grounding.)"""
+    payers = [row for row in imagined if row["seconds"] > row["training"]]
+    if payers:
+        payer = max(payers, key=lambda row: row["seconds"] / row["asked"])
+        payer["seconds"] -= payer["training"]
 
 
 def budgeted(recipes: dict, rows: dict[str, dict], missing: list[str]) -> dict[str, dict]:
