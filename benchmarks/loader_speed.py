@@ -254,7 +254,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         ensure_dataset(args.dataset, workdir / "demo")
-        transitions = loads(args.dataset, "demo size", workdir / "demo-load")
+        card = open_dataset(args.dataset)[1]  # the local one may be at another scale than the demo
+        label = f"{card.scale} scale"
+        transitions = loads(args.dataset, label, workdir / "demo-load")
         sampler_speed(transitions)
         if not args.no_minilm:
             sampler_start(args.dataset, workdir)

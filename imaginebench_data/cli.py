@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import sys
 import time
@@ -689,6 +690,7 @@ def evaluate_regimes(
     results/benchmark-<algo>.md, all in one."""
     from .baselines import against_real
     from .baselines.compare import (
+        ALGOS,
         BUDGETS,
         LEVELS,
         REGIMES,
@@ -710,6 +712,8 @@ def evaluate_regimes(
         raise typer.BadParameter("--d3rlpy sets d3rlpy's algorithms (--algo cql or td3+bc), not bc")
     if softmax_q and algo != "cql":
         raise typer.BadParameter(f"--softmax-q samples discrete CQL's Q-values (--algo cql), not {algo}'s")
+    if algo not in ALGOS:
+        raise typer.BadParameter(f"expected one of {', '.join(ALGOS)}, got {algo!r}", param_hint="'--algo'")
     try:
         config = parse_config(d3rlpy or [])
     except ValueError as error:
@@ -717,6 +721,10 @@ def evaluate_regimes(
     if not 0.0 <= dropout < 1.0:
         raise typer.BadParameter(f"expected a share in [0, 1), got {dropout:g}", param_hint="'--dropout'")
     _check_bins(bins, "--bins")
+    if algo != "bc" and importlib.util.find_spec("d3rlpy") is None:  # before any dataset is read
+        from .adapters.d3rlpy import NEEDS_D3RLPY
+
+        raise typer.BadParameter(f"{algo} {NEEDS_D3RLPY}", param_hint="'--algo'")
     bc = {"hidden": hidden, "dropout": dropout, "normalize": normalize, "history": history, "bins": bins,
           "symmetries": symmetries}
     chosen = list(domains or ["clevr"])
@@ -813,6 +821,10 @@ def import_files(
                           soft_wrap=True)
         raise typer.Exit(2) from None
     console.print(_import_table(results, f"imported from {src_dir} as {namespace}/..."))
+    for result in results:
+        if result.suspect:
+            err_console.print(f"[yellow]warning:[/yellow] {escape(result.suspect)}", highlight=False,
+                              soft_wrap=True)
 
 
 def _import_table(results: list, title: str) -> Table:
@@ -827,8 +839,9 @@ def _import_table(results: list, title: str) -> Table:
         table.add_column(column)
     for result in results:
         card = result.card
+        illegal = "" if result.illegal_states is None else _pct(result.illegal_states)
         figures = ([str(card.steps), _pct(card.goal_consistency), _pct(card.illegal_state_rate),
-                    _pct(card.transition_error_rate)] if card else ["", "", "", ""])
+                    _pct(card.transition_error_rate)] if card else ["", "", illegal, ""])
         kept = f"{result.episodes} of {result.rows_read}" if result.episodes is not None else "-"
         rungs = ", ".join(f"{rung} {count}" for rung, count in result.resolution.items()
                           if rung != UNRESOLVED)

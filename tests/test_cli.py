@@ -382,6 +382,21 @@ def test_a_malformed_evaluate_option_is_one_line_before_any_training(minari_root
     assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
 
 
+def test_evaluate_with_d3rlpys_algorithms_and_no_d3rlpy_names_its_environment(minari_root, monkeypatch):
+    import importlib.util
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *args: None if name == "d3rlpy" else real_find_spec(name, *args))
+    env = {"COLUMNS": "250"}
+    result = CliRunner().invoke(app, ["evaluate", "--domain", "clevr", "--algo", "td3+bc"], env=env)
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert "td3+bc needs d3rlpy" in result.output and ".venv-d3rlpy/bin/imaginebench" in result.output
+    assert "Training" not in result.output and "%" not in result.output  # no progress bar began
+    unknown = CliRunner().invoke(app, ["evaluate", "--domain", "clevr", "--algo", "sac"], env=env)
+    assert unknown.exit_code == 2 and "expected one of bc, cql, td3+bc, got 'sac'" in unknown.output
+
+
 def test_evaluate_runs_only_the_regimes_asked_for(train_set, tmp_path):
     import pandas as pd
 

@@ -392,6 +392,30 @@ def test_cli_prints_what_it_imported_and_refuses_to_overwrite(minari_root, tmp_p
         import_dir(src, only=["ball_real"], progress=False)
 
 
+def test_real_trajectories_whose_every_state_is_illegal_are_flagged(minari_root, tmp_path, train_episodes):
+    """Every ball at the table's centre: each state breaks the no-overlap rule, as a file read in
+    the wrong layout would. The import still writes it (the card reports the rate), and says so."""
+    import dataclasses
+
+    src, cards = tmp_path / "src", ["--cards-dir", str(tmp_path / "cards")]
+    src.mkdir()
+    write_ball_h5(src, "ball_real.hdf5", [dataclasses.replace(e, states=np.zeros_like(e.states))
+                                          for e in train_episodes[:2]])
+    env = {"COLUMNS": "250"}
+    checked = CliRunner().invoke(app, ["import", str(src), "--check", *cards], env=env)
+    assert checked.exit_code == 0 and "100.00%" in checked.output, checked.output
+    assert ("warning: ball_real.hdf5: every state of its 2 real trajectories is illegal by clevr's"
+            in checked.output)
+    written = CliRunner().invoke(app, ["import", str(src), *cards], env=env)
+    assert written.exit_code == 0 and "written" in written.output and "warning:" in written.output
+    card = json.loads((tmp_path / "cards" / "clevr-train-real-v0.json").read_text())
+    assert card["illegal_state_rate"] == 1.0
+    write_ball_h5(src, "ball_real.hdf5", train_episodes[:2])
+    legal = CliRunner().invoke(app, ["import", str(src), "--check", *cards], env=env)
+    assert legal.exit_code == 0 and "0.00%" in legal.output and "100.00%" not in legal.output
+    assert "warning" not in legal.output, legal.output
+
+
 def test_the_namespace_of_the_built_datasets_is_refused_for_an_import(minari_root, tmp_path, train_episodes):
     """Found 2026-12-06: `--namespace imaginebench` was taken, and its cards would have gone to
     cards/ over the committed ones."""

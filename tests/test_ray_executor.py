@@ -38,6 +38,47 @@ def test_an_address_where_no_cluster_answers_is_one_line_in_seconds(minari_root)
     assert time.perf_counter() - started < 30 and not ray.is_initialized()
 
 
+@pytest.mark.parametrize("reply, ray_head", [
+    (b"HTTP/1.0 400 Bad request\r\n\r\n", False),  # a web server
+    (b"", False),  # accepts and closes
+    (None, False),  # accepts and says nothing
+    (bytes([0, 0, 6, 4, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 100]), True),  # HTTP/2 SETTINGS, as gRPC sends
+])
+def test_an_address_that_answers_but_is_no_ray_head_is_one_line_in_seconds(monkeypatch, reply, ray_head):
+    """Found 2026-12-06: a port that accepts TCP but is no Ray GCS (a web server, say) left the
+    build in Ray's connection retries for minutes; the check now asks for gRPC's first frame."""
+    import threading
+
+    from imaginebench_data.pipeline import executors
+
+    monkeypatch.setattr(executors, "CONNECT_SECONDS", 1.0)
+    server = socket.create_server(("127.0.0.1", 0))
+    heard = []
+
+    def serve():
+        connection, _ = server.accept()
+        with connection:
+            heard.append(connection.recv(24))
+            if reply is not None:
+                connection.sendall(reply)
+            time.sleep(1.5)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    address = f"127.0.0.1:{server.getsockname()[1]}"
+    started = time.perf_counter()
+    try:
+        if ray_head:
+            executors._check_reachable(address)
+        else:
+            with pytest.raises(ExecutorError, match=rf"what answers at {address} is not a Ray head"):
+                executors._check_reachable(address)
+    finally:
+        thread.join(5)
+        server.close()
+    assert heard == [b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"] and time.perf_counter() - started < 5
+
+
 def test_without_ray_the_error_says_how_to_install_it(minari_root, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray raises ImportError
     with pytest.raises(ExecutorError, match=r"pip install 'imaginebench-data\[ray\]'"):

@@ -225,3 +225,18 @@ def test_a_batch_size_that_is_not_a_count_is_refused(size):
     for call in (sampler.sample, sampler.split):
         with pytest.raises(ValueError, match="batch_size must be a non-negative integer"):
             call(size)
+
+
+def test_a_batch_larger_than_the_memory_available_is_refused_before_it_is_drawn(monkeypatch):
+    import types
+
+    import psutil
+
+    monkeypatch.setattr(psutil, "virtual_memory", lambda: types.SimpleNamespace(available=300 << 20))
+    sampler = Sampler({make_transitions("real", 30): 1.0}, encoder=None)
+    assert sampler.sample(16, as_numpy=True)["observations"].shape == (16, 3)  # small: not checked
+    state = sampler.rng.bit_generator.state
+    with pytest.raises(MemoryError, match=r"a batch of 10,000,000 rows takes about [\d.]+ GiB \(\d+ bytes a "
+                                          r"row\) and 0\.3 GiB of memory is available: sample smaller"):
+        sampler.sample(10**7)
+    assert sampler.rng.bit_generator.state == state  # nothing drawn

@@ -18,6 +18,10 @@ from ..loader.encoders import DEFAULT_ENCODER
 from ..loader.transitions import Transitions
 from .d4rl import as_transitions, to_d4rl
 
+NEEDS_D3RLPY = ("needs d3rlpy, which pins gymnasium 1.0.0 (metaworld refuses it): use the environment "
+                "`make test` builds, .venv-d3rlpy (.venv-d3rlpy/bin/python, .venv-d3rlpy/bin/imaginebench; "
+                "see the README's d3rlpy section)")
+
 
 def to_d3rlpy(dataset: str | DatasetId | Transitions, encoder=DEFAULT_ENCODER):
     """The ``d3rlpy.dataset.MDPDataset`` of every episode of ``dataset``."""
@@ -26,9 +30,7 @@ def to_d3rlpy(dataset: str | DatasetId | Transitions, encoder=DEFAULT_ENCODER):
     except ModuleNotFoundError as error:
         if error.name != "d3rlpy":
             raise
-        raise ModuleNotFoundError("to_d3rlpy needs d3rlpy, which pins gymnasium 1.0.0 (metaworld refuses "
-                                  "it): use the environment `make test` builds, .venv-d3rlpy/bin/python (see "
-                                  "the README's d3rlpy section)", name="d3rlpy") from error
+        raise ModuleNotFoundError(f"to_d3rlpy {NEEDS_D3RLPY}", name="d3rlpy") from error
 
     transitions = as_transitions(dataset)
     data = to_d4rl(transitions, encoder=encoder)

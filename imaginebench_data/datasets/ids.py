@@ -44,7 +44,10 @@ class DatasetId:
         without leading zeros. A ``DatasetId`` is returned as it is."""
         if isinstance(text, DatasetId):
             return text
-        match = _ID.fullmatch(text) if isinstance(text, str) else None
+        if not isinstance(text, str):
+            raise DatasetIdError(f"a dataset id is a string such as '{NAMESPACE}/clevr-train-real-v0'; got "
+                                 f"{type(text).__name__} {text!r}", given=text)
+        match = _ID.fullmatch(text)
         if match is None:
             raise DatasetIdError(
                 f"malformed dataset id {text!r}: expected '<namespace>/<domain>-<level>-<source>-v<N>' "

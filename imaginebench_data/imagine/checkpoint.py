@@ -27,6 +27,7 @@ import torch
 from safetensors.torch import load_file, save_file
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
+from ..core.devices import torch_device
 from .backbone import ensure_pad_token, pretrained_backbone
 from .config import GroundingConfig
 from .model import GroundedLM
@@ -84,7 +85,7 @@ def is_checkpoint(path: Path) -> bool:
 
 def load_checkpoint(path: Path, device: str | torch.device = "cpu") -> GroundedLM:
     """The grounded model saved at ``path``, in eval mode on ``device``."""
-    path = Path(path)
+    path, device = Path(path), torch_device(device)
     if not is_checkpoint(path):
         raise FileNotFoundError(f"{path} is not a grounded-model checkpoint: expected "
                                 f"{', '.join((*HASHED, 'training.json'))} and backbone/")

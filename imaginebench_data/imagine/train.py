@@ -10,6 +10,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from ..core.devices import torch_device
 from ..core.task import LEVELS
 from ..datasets.ids import DatasetId
 from ..domains import get_domain
@@ -263,7 +264,7 @@ def train_grounding(dataset_id: str, out_dir: Path, *, backbone: str = SCRATCH, 
     """
     settings = settings or TrainSettings()
     parallel = data_parallel()
-    device = parallel.device if parallel else (device or default_device())
+    device = parallel.device if parallel else torch_device(device or default_device())
     torch.manual_seed(settings.seed)
     rng = np.random.default_rng(settings.seed)
     domain = get_domain(DatasetId.parse(dataset_id).domain)

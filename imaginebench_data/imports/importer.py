@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..cards.card import Card
 from ..core.domain import Domain, Simulator
 from ..datasets.ids import NAMESPACE, DatasetId, DatasetIdError
@@ -84,6 +86,17 @@ class ImportResult:
     card_files: list[Path] = field(default_factory=list)
     resolution: dict[str, int] = field(default_factory=dict)  # trajectories per rung, "unresolved" too
     unresolved_kept: bool = True
+    illegal_states: float | None = None  # share of the kept states the checkers flag illegal
+
+    @property
+    def suspect(self) -> str | None:
+        """Why this file's states may not be read in its domain's layout: real data whose
+        every state the checkers flag illegal (an expert's rollouts are legal), else None."""
+        if self.dataset_id.source == "real" and self.episodes and self.illegal_states == 1.0:
+            return (f"{self.file_name}: every state of its {self.episodes} real trajectories is illegal by "
+                    f"{self.dataset_id.domain}'s checkers: expected an expert's legal states; the file's "
+                    "state columns may not be this domain's layout (see the card's illegal-state kinds)")
+        return None
 
 
 @dataclass
@@ -95,6 +108,13 @@ class _Checked:
 
     def dataset_id(self, namespace: str) -> DatasetId:
         return self.original.target.dataset_id(namespace)
+
+    def illegal_states(self) -> float | None:
+        flags = [episode.infos["legal"] for episode in self.conversion.episodes if "legal" in episode.infos]
+        total = sum(len(legal) for legal in flags)
+        if not total:
+            return None
+        return float(sum(np.count_nonzero(~np.asarray(legal, bool)) for legal in flags) / total)
 
 
 def read_originals(src_dir: Path, only: list[str] | None = None, progress: bool = True) -> list[OriginalFile]:
@@ -201,7 +221,7 @@ def _write(item: _Checked, namespace: str, force: bool, cards_dir: Path, src_dir
         cards_dir=cards_dir, total=len(conversion.episodes), force=force, progress=progress)
     return ImportResult(original.name, original.format, dataset_id, original.rows, "written",
                         len(conversion.episodes), published.card, published.card_files,
-                        conversion.resolution, conversion.unresolved_kept)
+                        conversion.resolution, conversion.unresolved_kept, item.illegal_states())
 
 
 def _check_namespace(namespace: str) -> None:
@@ -243,7 +263,8 @@ def import_dir(src_dir: Path | str, *, namespace: str = DEFAULT_NAMESPACE, force
         return [ImportResult(item.original.name, item.original.format, item.dataset_id(namespace),
                              item.original.rows, "checked", len(item.conversion.episodes),
                              resolution=item.conversion.resolution,
-                             unresolved_kept=item.conversion.unresolved_kept)
+                             unresolved_kept=item.conversion.unresolved_kept,
+                             illegal_states=item.illegal_states())
                 for item in checked]
     existing = existing_versions(item.dataset_id(namespace) for item in checked)
     if existing and not force:

@@ -22,6 +22,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from ..core.devices import torch_device
+
 DEFAULT_ENCODER = "minilm"
 BATCH_SIZE = 64
 EMBEDDING_VERSION = 2  # the pooling below, each text alone (2); part of the disk cache's key
@@ -69,7 +71,8 @@ class HFEncoder:
         if not (self.path / "config.json").is_file():
             raise FileNotFoundError(f"{self.path} is not a Hugging Face model directory (no config.json)")
         self.name = name or str(self.path.resolve())
-        self.device = device
+        # torch is imported on the first text to embed; another device is checked now
+        self.device = device if device == "cpu" else str(torch_device(device))
         self.batch_size = batch_size
         self._loaded: tuple | None = None  # (tokenizer, model), read on the first text to embed
         config = json.loads((self.path / "config.json").read_text())

@@ -16,11 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from ..core.devices import torch_device
 from .encoders import DEFAULT_ENCODER, Encoder, cached_encode, get_encoder
 from .filters import FILTERS, PRESETS, kept_rows, resolve_filters
 from .transitions import Transitions, default_cache_dir, load
 
 __all__ = ["Sampler", "leftover_rows", "FILTERS", "PRESETS"]
+
+_LARGE_BATCH = 256 << 20  # bytes of a batch past which the memory available is checked
 
 
 def leftover_rows(ratios: Sequence[float], total: int, rng: np.random.Generator) -> np.ndarray:
@@ -109,8 +112,13 @@ class Sampler:
         self._every = [len(v) == len(t) for v, t in zip(self.valid, self.datasets)]  # no row filtered out
         self._source_ids = np.arange(len(self.datasets), dtype=np.int64)
         self._split_cache: dict[int, np.ndarray] = {}
+        self._devices: dict[Any, Any] = {}
         self._numpy_columns = [{key: getattr(t, key) for key in _BATCH_KEYS} for t in self.datasets]
         self._torch_ready: list[dict[str, np.ndarray]] | None = None
+        # bytes of one batch row, at most (float32 flags in torch batches; dataset and index ids)
+        first_row = [column[0] for column in self._numpy_columns[0].values()]
+        self._row_bytes = (sum(max(value.nbytes, value.size * 4) for value in first_row) + 16
+                           + (0 if self.embeddings is None else self.embeddings[0].nbytes))
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{n}: {r:.3g} ({self.counts[n]})" for n, r in zip(self.names, self.ratios))
@@ -158,6 +166,7 @@ class Sampler:
         discrete) and ``dataset`` (long).
         """
         _check_batch_size(batch_size)
+        _check_fits(batch_size, self._row_bytes)
         picks = self._picks(batch_size)
         # The same draws as valid[rng.integers(len(valid), n)]; without filters valid is 0..n-1.
         chosen = []
@@ -187,6 +196,9 @@ class Sampler:
         from_numpy = _torch().from_numpy
         if device is None:
             return {key: from_numpy(value) for key, value in batch.items()}
+        if device not in self._devices:  # checked once per device named
+            self._devices[device] = torch_device(device)
+        device = self._devices[device]
         return {key: from_numpy(value).to(device) for key, value in batch.items()}
 
     def _picks(self, batch_size: int) -> np.ndarray:
@@ -222,6 +234,20 @@ class Sampler:
 def _check_batch_size(batch_size: int) -> None:
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 0:
         raise ValueError(f"batch_size must be a non-negative integer, got {batch_size!r}")
+
+
+def _check_fits(batch_size: int, row_bytes: int) -> None:
+    """Refuse, in one line, a batch larger than the memory available (checked only past
+    ``_LARGE_BATCH``: the check reads the system's figures, slow beside a usual batch)."""
+    needed = batch_size * row_bytes
+    if needed > _LARGE_BATCH:
+        import psutil
+
+        available = psutil.virtual_memory().available
+        if needed > available:
+            raise MemoryError(f"a batch of {batch_size:,} rows takes about {needed / 2**30:.1f} GiB "
+                              f"({row_bytes:,} bytes a row) and {available / 2**30:.1f} GiB of memory "
+                              "is available: sample smaller batches")
 
 
 def _gather_parts(columns: list[np.ndarray], rows: list[np.ndarray]) -> np.ndarray:

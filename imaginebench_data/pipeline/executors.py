@@ -191,10 +191,35 @@ def _check_reachable(address: str) -> None:
         raise ExecutorError(f"--address {address!r}: expected HOST:PORT (as `ray start --head` prints), "
                             "ray://HOST:PORT or auto")
     try:
-        socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS).close()
+        connection = socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS)
     except OSError as error:
         raise ExecutorError(f"no Ray cluster answers at {address} ({error.strerror or error}); start one "
                             "with `ray start --head` on that machine, or leave out --address") from None
+    with connection:
+        if os.environ.get("RAY_USE_TLS", "0").lower() not in ("1", "true") and not _speaks_http2(connection):
+            raise ExecutorError(f"what answers at {address} is not a Ray head: it does not speak gRPC, as "
+                                "Ray's GCS (or Ray Client) port does; give the address `ray start --head` "
+                                "printed, or leave out --address")
+
+
+# A client's HTTP/2 connection preface and an empty SETTINGS frame (RFC 9113, 3.4 and 6.5)
+_HTTP2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+
+
+def _speaks_http2(connection: socket.socket) -> bool:
+    """Whether the server answers an HTTP/2 preface with a SETTINGS frame, as every gRPC
+    server does (an HTTP/1 server answers text, others nothing within CONNECT_SECONDS)."""
+    try:
+        connection.sendall(_HTTP2_HELLO)
+        header = b""
+        while len(header) < 9:
+            chunk = connection.recv(9 - len(header))
+            if not chunk:
+                return False
+            header += chunk
+    except OSError:
+        return False
+    return header[3] == 4  # the frame type
 
 
 Executor = LocalPool | RayCluster
