@@ -1,12 +1,14 @@
 """imaginebench-data: offline-RL datasets of real and LM-imagined rollouts (ImagineBench/KALM).
 
-The whole public API::
+The main public API (also ``ib.Transitions``, ``ib.get_encoder(spec)``, ``ib.domain_names()``,
+``ib.all_domains()``, ``ib.__version__``)::
 
     ib.load(id)                    flat, aligned transitions of one dataset (cached)
     ib.Sampler({ds: ratio}, ...)   mixed batches with instruction embeddings (numpy or torch)
     ib.quality_frame(id)           one row per episode: task, length, return, quality flags
     ib.make_env(domain, level)     the evaluation env (also via gymnasium / Minari)
     ib.make_env_and_datasets(name) the eval env (flat observations) and its train / level data
+    ib.adapters.to_d4rl(id)        D4RL-style arrays (also to_torchrl, to_d3rlpy)
     ib.FlatObservation(env, enc)   an env whose observations are the flat rows the adapters give
     ib.evaluate(policy, ...)       success rate per task, tasks cycled evenly
     ib.build(id, scale=...)        build one dataset from its recipe in builders/

@@ -47,8 +47,8 @@ def test_malformed_ids_are_refused_naming_what_was_given(text):
 
 
 def test_non_strings_are_refused():
-    with pytest.raises(DatasetIdError, match="a dataset id is a string such as 'imaginebench/clevr-train-real-v0'; "
-                                             "got int 7"):
+    expected = "a dataset id is a string such as 'imaginebench/clevr-train-real-v0'; got int 7"
+    with pytest.raises(DatasetIdError, match=expected):
         DatasetId.parse(7)
     with pytest.raises(DatasetIdError, match=r"got list \['imaginebench/clevr-train-real-v0'\]"):
         DatasetId.parse(["imaginebench/clevr-train-real-v0"])

@@ -237,6 +237,6 @@ def test_a_batch_larger_than_the_memory_available_is_refused_before_it_is_drawn(
     assert sampler.sample(16, as_numpy=True)["observations"].shape == (16, 3)  # small: not checked
     state = sampler.rng.bit_generator.state
     with pytest.raises(MemoryError, match=r"a batch of 10,000,000 rows takes about [\d.]+ GiB \(\d+ bytes a "
-                                          r"row\) and 0\.3 GiB of memory is available: sample smaller"):
+                                          r"row\), more than 80% of the 0\.3 GiB of memory available"):
         sampler.sample(10**7)
     assert sampler.rng.bit_generator.state == state  # nothing drawn
