@@ -22,6 +22,7 @@ USER_ERRORS = (KeyError, ValueError, FileNotFoundError, FileExistsError, NotADir
                TimeoutError, ExecutorError)
 _options = {"debug": False}
 MAX_WORKERS = 4 * (os.cpu_count() or 1)
+MAX_EPISODES = 10_000_000  # per dataset: about 140 times the largest paper-scale set (CLEVR easy, 72,400)
 
 
 class _App(typer.Typer):
@@ -69,7 +70,9 @@ class _App(typer.Typer):
                     if _options["debug"]:
                         raise
                     message = error.args[0] if isinstance(error, KeyError) and error.args else error
-                    line = f"{message}{_did_you_mean(error)}"
+                    hint = _did_you_mean(error)
+                    stop = "." if hint and not str(message).endswith((".", "?", ")")) else ""
+                    line = f"{message}{stop}{hint}"
                     err_console.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
                     raise typer.Exit(2) from None
 
@@ -127,7 +130,6 @@ def _did_you_mean(error: Exception) -> str:
     from .datasets.read import local_ids
     from .pipeline.recipe import load_recipes
 
-    given = given.strip()
     recipes = load_recipes()
     if given in recipes:  # a recipe's id, not built yet: the message says how to build it
         return ""
@@ -135,6 +137,9 @@ def _did_you_mean(error: Exception) -> str:
         known = sorted(set(recipes) | set(local_ids()))
     except OSError:  # the datasets folder itself is wrong: its own error says so, elsewhere
         known = sorted(recipes)
+    if given.strip() != given and given.strip() in known:
+        return f" Did you mean {given.strip()!r}, without the white space around it?"
+    given = given.strip()
     if "/" not in given and f"{NAMESPACE}/{given}" in known:  # the namespace left out
         return f" Did you mean {NAMESPACE + '/' + given!r}?"
     close = difflib.get_close_matches(given, known, n=1, cutoff=0.8)
@@ -200,7 +205,8 @@ def build(
                                  "cluster; the same bytes either way)."),
     address: str | None = typer.Option(None, help="--executor ray: the cluster's HOST:PORT (`ray start "
                                        "--head` prints it); default: a local Ray started for this build."),
-    episodes: int | None = typer.Option(None, min=1, help="Override the scale's episode count."),
+    episodes: int | None = typer.Option(None, min=1, max=MAX_EPISODES,
+                                        help="Override the scale's episode count."),
     cards_dir: Path | None = typer.Option(None, help="Where to write cards (default: cards/)."),
     backbone: str = typer.Option("scratch", help="Imaginary datasets: 'scratch' (a small GPT-2 trained "
                                  "here) or a local Hugging Face model directory, e.g. Llama-2-7b-chat."),
@@ -330,10 +336,12 @@ def card(
     from .datasets.ids import DatasetId
     from .datasets.read import read_card
     from .pipeline.build import default_cards_dir
+    from .pipeline.publish import check_cards_dir
     from .quality.frame import quality_frame
 
     stored = read_card(dataset_id)
     target = cards_dir or default_cards_dir(DatasetId.parse(dataset_id), stored.scale)
+    check_cards_dir(target)
     for path in write_card_files(stored, quality_frame(dataset_id), target):
         console.print(f"wrote {path}")
 
@@ -421,6 +429,8 @@ def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to g
                                         "(imagined data is judged by its states; a learner learns its "
                                         "actions).")) -> None:
     """Quality by task (or another column) of a built dataset."""
+    import pandas as pd
+
     from .quality.frame import quality_frame
 
     frame = quality_frame(dataset_id)
@@ -436,17 +446,19 @@ def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to g
 
         frame["actions_replayed"] = replayed_dataset(dataset_id, progress=True).astype(float)
         columns["actions_replayed"] = ("actions_replayed", "mean")
-    grouped = frame.groupby(by, sort=False).agg(**columns)
+    grouped = frame.groupby(by, sort=False, dropna=False).agg(**columns)  # None is a group too
     table = Table(title=f"{dataset_id}: quality by {by}")
     table.add_column(by)
     for column in grouped.columns:
         table.add_column(column, justify="right")
     floats = [grouped[c].dtype.kind == "f" for c in grouped.columns]
     for key, row in zip(grouped.index, grouped.itertuples(index=False)):
-        table.add_row(str(key), *(f"{v:.3f}" if is_float else str(v) for v, is_float in zip(row, floats)))
+        label = "(none)" if not isinstance(key, tuple) and pd.isna(key) else str(key)
+        table.add_row(label, *(f"{v:.3f}" if is_float else str(v) for v, is_float in zip(row, floats)))
     console.print(table)
     replayed = f", actions replayed reach the goal {_pct(frame['actions_replayed'].mean())}" if replay else ""
-    console.print(f"{len(frame)} episodes, goal consistency {_pct(frame['success'].mean())}, "
+    episodes = f"{len(frame)} episode{'s' * (len(frame) != 1)}"
+    console.print(f"{episodes}, goal consistency {_pct(frame['success'].mean())}, "
                   f"illegal states {int(frame['illegal_states'].sum())}, "
                   f"transition errors {int(frame['transition_errors'].sum())}{replayed}")
 
@@ -595,6 +607,13 @@ def numerics_fingerprint(
         raise typer.BadParameter(f"expected one of {kernels.MODES}, got {numerics!r}",
                                  param_hint="'--numerics'")
     theirs = fingerprint.load(compare) if compare else None  # a bad file is refused before the work
+    if save is not None:  # and a place the fingerprint cannot be written to
+        from .core.folders import check_writable
+
+        if save.is_dir():
+            raise typer.BadParameter(f"expected a file name for the JSON, found the folder {save}",
+                                     param_hint="'--save'")
+        check_writable(save.parent, "--save", "the fingerprint")
     if numerics == "portable":
         kernels.choose("portable")
     hashes = fingerprint.fingerprint(progress=lambda name: err_console.print(f"[dim]{name}[/dim]"))
@@ -618,10 +637,16 @@ def numerics_fingerprint(
     if theirs:
         other = _machine_line(theirs["machine"]) or "not recorded"
         differ = [name for name, verdict in verdicts.items() if verdict == "differs"]
+        compared = sum(verdict != "not compared" for verdict in verdicts.values())
         console.print(f"saved on: {other}", highlight=False, soft_wrap=True)
-        console.print(f"{len(differ)} of {len(verdicts)} kernels differ" + (f": {', '.join(differ)}" if differ
-                                                                            else ""), highlight=False,
-                      soft_wrap=True)
+        if not compared:  # a match of nothing is no match: scripts read the exit code
+            err_console.print(f"[red]error:[/red] nothing compared: {escape(str(compare))} holds none of the "
+                              f"{len(hashes)} kernels this machine hashed", highlight=False, soft_wrap=True)
+            raise typer.Exit(2)
+        left_out = len(verdicts) - compared
+        console.print(f"{len(differ)} of {compared} kernels compared differ"
+                      + (f" ({left_out} not compared)" if left_out else "")
+                      + (f": {', '.join(differ)}" if differ else ""), highlight=False, soft_wrap=True)
         if differ:
             raise typer.Exit(1)
 

@@ -1,12 +1,16 @@
 """The command line as a user runs it, on a tiny build, and quality_frame against the card."""
 
 import json
+import os
+import time
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from imaginebench_data import quality_frame
 from imaginebench_data.cli import app
+from imaginebench_data.imports import import_dir
 
 HARD = "imaginebench/clevr-hard-real-v0"
 
@@ -25,6 +29,10 @@ def test_build_list_inspect_card(built, tmp_path):
     assert listing.exit_code == 0 and HARD in listing.output
     inspected = runner.invoke(app, ["inspect", HARD])
     assert inspected.exit_code == 0 and f"{built['episodes']} episodes" in inspected.output
+    from imaginebench_data.pipeline.recipe import load_recipes
+
+    demo = load_recipes()[HARD].episodes["demo"]  # --episodes 4 is said in the card, not hidden
+    assert built["provenance"]["episodes_override"] == {"built": 4, "recipe_at_scale": demo} and demo != 4
     again = runner.invoke(app, ["build", HARD, "--episodes", "4", "--workers", "1",
                                 "--cards-dir", str(tmp_path / "cards")])
     assert again.exit_code == 2 and "--force" in again.output and "Traceback" not in again.output
@@ -455,11 +463,89 @@ def test_a_cards_folder_that_is_a_file_fails_the_build_before_the_dataset_is_rep
     assert minari.load_dataset(HARD).total_episodes == built["episodes"] == 4  # the old version, whole
 
 
+def test_an_interrupted_card_leaves_the_card_files_as_they_were(built, tmp_path, monkeypatch):
+    """Found 2026-12-06: Ctrl-C during `card` said nothing half-written was left, with the new
+    JSON and plot written and the Markdown not; the files are now drawn aside and moved in."""
+    from imaginebench_data.cards import render
+
+    target = tmp_path / "cards-again"
+    assert CliRunner().invoke(app, ["card", HARD, "--cards-dir", str(target)]).exit_code == 0
+    before = {path.name: path.read_bytes() for path in target.iterdir()}
+    (target / "clevr-hard-real-v0.json").write_text("the card before")
+    before["clevr-hard-real-v0.json"] = b"the card before"
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(render, "draw_card_episode", interrupted)  # after the JSON and the plot
+    result = CliRunner().invoke(app, ["card", HARD, "--cards-dir", str(target)])
+    assert result.exit_code == 130 and "interrupted" in result.output
+    assert {path.name: path.read_bytes() for path in target.iterdir()} == before  # no staging left either
+    blocked = tmp_path / "a-file"
+    blocked.write_text("x")
+    refused = CliRunner().invoke(app, ["card", HARD, "--cards-dir", str(blocked)], env={"COLUMNS": "250"})
+    assert refused.exit_code == 2 and f"cards folder {blocked}: expected a folder" in refused.output
+
+
+def _deny_writes(monkeypatch, folder):
+    """``folder`` as a read-only file system shows it to ``os.access`` (root ignores chmod)."""
+    real_access = os.access
+    def access(path, mode, **kwargs):
+        return Path(path) != folder and real_access(path, mode, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+
+
+def test_folders_that_cannot_be_written_are_refused_before_the_work(built, minari_root, tmp_path,
+                                                                    monkeypatch):
+    """Found 2026-12-06 on a read-only mount: `build` worked, then ended in an OSError traceback
+    at the lock folder; `card` and `render` in tracebacks too."""
+    shut = tmp_path / "shut"
+    shut.mkdir()
+    _deny_writes(monkeypatch, shut)
+    env = {"COLUMNS": "250"}
+    drawn = CliRunner().invoke(app, ["render", HARD, "--episode", "0", "--out", str(shut / "x.png")], env=env)
+    assert drawn.exit_code == 2 and f"--out {shut}: {shut} cannot be written to" in drawn.output, drawn.output
+    carded = CliRunner().invoke(app, ["card", HARD, "--cards-dir", str(shut / "cards")], env=env)
+    assert carded.exit_code == 2
+    assert f"cards folder {shut / 'cards'}: {shut} cannot be written" in carded.output
+    _deny_writes(monkeypatch, minari_root)
+    started = time.perf_counter()
+    result = CliRunner().invoke(app, ["build", HARD, "--episodes", "2", "--workers", "1", "--force",
+                                      "--cards-dir", str(tmp_path / "cards")], env=env)
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert f"Minari datasets folder {minari_root}: {minari_root} cannot be written to" in result.output
+    assert "build imaginebench" not in result.output and time.perf_counter() - started < 10
+    with pytest.raises(PermissionError, match="Minari datasets folder"):
+        import_dir(tmp_path, progress=False)
+
+
+def test_a_copied_dataset_folder_is_not_taken_for_the_id_it_is_under(built, minari_root, tmp_path):
+    """Found 2026-12-06: a copy of a -v0 folder as -v1 verified "ok", and `card` of the -v1 wrote
+    the -v0 card files (in a checkout, over the committed card)."""
+    import shutil
+
+    copy = HARD.replace("-v0", "-v1")
+    shutil.copytree(minari_root / HARD, minari_root / copy)
+    env = {"COLUMNS": "300"}
+    checked = CliRunner().invoke(app, ["verify", copy], env=env)
+    assert checked.exit_code == 1 and "expected the card of imaginebench/clevr-hard-real-v1" in checked.output
+    carded = CliRunner().invoke(app, ["card", copy, "--cards-dir", str(tmp_path / "copy-cards")], env=env)
+    assert carded.exit_code == 2 and "found one of 'imaginebench/clevr-hard-real-v0'" in carded.output
+    assert not (tmp_path / "copy-cards").exists()
+    assert CliRunner().invoke(app, ["verify", HARD], env=env).exit_code == 0
+
+
 def test_inspect_by_a_column_the_frame_lacks_names_the_columns(built):
     result = CliRunner().invoke(app, ["inspect", HARD, "--by", "bogus"], env={"COLUMNS": "300"})
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "got 'bogus'" in result.output and "task_id" in result.output
     assert CliRunner().invoke(app, ["inspect", HARD, "--by", "phrasing_id"]).exit_code == 0
+    # a column that is None in every built episode (the task resolution of imports) is one group,
+    # not an empty table under a footer of 4 episodes (pandas drops None keys by default)
+    resolved = CliRunner().invoke(app, ["inspect", HARD, "--by", "resolved_by"], env={"COLUMNS": "300"})
+    row = next(line for line in resolved.output.splitlines() if "(none)" in line)
+    assert resolved.exit_code == 0 and row.split("│")[2].strip() == str(built["episodes"]), resolved.output
 
 
 @pytest.mark.parametrize("dataset_id, advice", [
@@ -544,6 +630,16 @@ def test_a_datasets_folder_that_is_a_file_is_one_line_naming_the_file(tmp_path, 
     assert lines[-1].startswith("error: MINARI_DATASETS_PATH is")
     assert f"but {str(afile)!r} is a file" in lines[-1]
     assert "Traceback" not in result.output and afile.read_text() == "not a folder"
+
+
+@pytest.mark.parametrize("arguments", [["list"], ["verify"], ["inspect", HARD]])
+def test_an_empty_datasets_path_is_one_line(monkeypatch, arguments):
+    """Found 2026-12-06: MINARI_DATASETS_PATH='' read as Minari's path '' ("No such file or
+    directory: ''"), while this package took it as unset."""
+    monkeypatch.setenv("MINARI_DATASETS_PATH", "")
+    result = CliRunner().invoke(app, arguments, env={"COLUMNS": "250"})
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert result.output.strip().splitlines()[-1].startswith("error: MINARI_DATASETS_PATH is set but empty")
 
 
 @pytest.mark.parametrize("episodes, options, shown", [

@@ -35,8 +35,11 @@ def test_a_fingerprint_names_the_one_library_whose_kernels_changed(tmp_path):
     other = numerics_command("--numerics", "native", "--compare", str(saved), **pins)
     assert other.returncode == 1, other.stderr[-2000:]
     differ = {GELU} | ({MINILM} if "unavailable" not in kept["kernels"][MINILM] else set())
-    assert other.stdout.strip().splitlines()[-1] == f"{len(differ)} of {len(fingerprint.KERNELS)} kernels " \
-        f"differ: {', '.join(name for name in fingerprint.KERNELS if name in differ)}"
+    left_out = sum("unavailable" in value for value in kept["kernels"].values())  # the same on both sides
+    assert other.stdout.strip().splitlines()[-1] == (
+        f"{len(differ)} of {len(fingerprint.KERNELS) - left_out} kernels compared differ"
+        + (f" ({left_out} not compared)" if left_out else "")
+        + f": {', '.join(name for name in fingerprint.KERNELS if name in differ)}")
     assert "numerics native" in other.stdout and "numerics portable" in other.stdout  # both machines named
 
 
@@ -60,3 +63,22 @@ def test_a_saved_fingerprint_that_is_not_one_is_one_line(tmp_path):
         assert len(lines) == 1 and f"{path}: expected a saved fingerprint" in " ".join(result.output.split())
     path.write_text('{"kernels": {"a": "1"}, "machine": "x"}')  # a machine not an object: not recorded
     assert fingerprint.load(path) == {"machine": {}, "kernels": {"a": "1"}}
+
+
+def test_a_comparison_of_nothing_is_no_match_and_a_folder_is_no_file(tmp_path, monkeypatch):
+    """Found 2026-12-06: a saved file naming none of the kernels printed "0 of 11 kernels differ"
+    and exited 0, as a match; --save naming a folder failed after the hashing, in a traceback."""
+    monkeypatch.setattr(fingerprint, "fingerprint", lambda progress=None: {"a": "1", "b": "2"})
+    theirs = tmp_path / "theirs.json"
+    for kernels, code, last in (({}, 2, "nothing compared"), ({"c": "3"}, 2, "nothing compared"),
+                                ({"a": "1"}, 0, "0 of 1 kernels compared differ (1 not compared)"),
+                                ({"a": "1", "b": "9"}, 1, "1 of 2 kernels compared differ: b")):
+        theirs.write_text(json.dumps({"kernels": kernels}))
+        result = CliRunner().invoke(app, ["numerics", "--compare", str(theirs)], env={"COLUMNS": "200"})
+        assert result.exit_code == code and last in result.output.strip().splitlines()[-1], result.output
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for option in ("--save", "--compare"):
+        result = CliRunner().invoke(app, ["numerics", option, str(folder)], env={"COLUMNS": "200"})
+        assert result.exit_code == 2 and "Traceback" not in result.output and "folder" in result.output
+        assert "kernel fingerprints" not in result.output  # refused before the work

@@ -90,6 +90,28 @@ def test_unreadable_cards_say_what_was_expected_and_found(data, message):
     assert message in str(error.value)
 
 
+@pytest.mark.parametrize("key, value, expected", [
+    ("per_task", ["push"], "'per_task' to be an object of one object per task, found ['push']"),
+    ("length", None, "'length' to be an object of numbers (or null), found None"),
+    ("provenance", "built", "'provenance' to be an object, found 'built'"),
+    ("goal_consistency", 7.5, "'goal_consistency' to be a rate in [0, 1] or null, found 7.5"),
+    ("illegal_state_rate", float("nan"), "'illegal_state_rate' to be a rate in [0, 1], found nan"),
+    ("episodes", True, "'episodes' to be a count (an integer >= 0), found True"),
+    ("illegal_by_kind", {"overlap": "1%"}, "'illegal_by_kind' to be an object of rates in [0, 1]"),
+    ("id", 7, "'id' to be a string, found 7"),
+])
+def test_a_stored_card_of_the_wrong_types_is_refused_as_it_is_read(key, value, expected):
+    """Found 2026-12-06 with cards edited in a dataset's metadata: `card` ended in tracebacks, or
+    rendered a goal consistency of 750.00%; a stored card is input, checked as read."""
+    data = json.loads(card().dumps())
+    data["return" if key == "returns" else key] = value
+    with pytest.raises(CardError, match="metadata.json") as error:
+        Card.from_json(data, where="metadata.json")
+    assert expected in str(error.value)
+    assert Card.from_json(json.loads(card(goal_consistency=None, length={"std": None}).dumps())).length == {
+        "std": None}
+
+
 def test_every_committed_figure_belongs_to_a_committed_card():
     """A card's figures (``ID.png``, ``ID-episode.png``, ``ID-vs-oracle.png``) leave with it:
     no committed picture describes a dataset whose card is gone."""

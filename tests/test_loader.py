@@ -75,8 +75,8 @@ def datasets(tmp_path, monkeypatch):
 
 
 def test_alignment(datasets):
-    write_dataset("imaginebench/toy-train-real-v0", legal_false=[(1, 2)], transition_bad=[(3, 2)])
-    tr = load("imaginebench/toy-train-real-v0")
+    write_dataset("imaginebench/clevr-train-real-v0", legal_false=[(1, 2)], transition_bad=[(3, 2)])
+    tr = load("imaginebench/clevr-train-real-v0")
     assert isinstance(tr, Transitions)
     lengths = [length for length, _, _ in EPISODES]
     assert len(tr) == sum(lengths) == 13
@@ -104,8 +104,8 @@ def test_alignment(datasets):
 
 
 def test_instructions_flags_and_episodes(datasets):
-    write_dataset("imaginebench/toy-train-real-v0", legal_false=[(1, 2)], transition_bad=[(3, 2)])
-    tr = load("imaginebench/toy-train-real-v0")
+    write_dataset("imaginebench/clevr-train-real-v0", legal_false=[(1, 2)], transition_bad=[(3, 2)])
+    tr = load("imaginebench/clevr-train-real-v0")
     assert tr.instructions == ["Get the green ball.", "Move the blue ball.", "Push the red ball."]
     expected = np.array([EPISODES[ep][2] for ep in tr.episode_ids])
     np.testing.assert_array_equal(np.asarray(tr.instructions)[tr.instruction_ids], expected)
@@ -127,20 +127,20 @@ def test_instructions_flags_and_episodes(datasets):
     assert ep["phrasing_id"].tolist() == [0, 1, 0, 1]
     assert ep["length"].tolist() == [3, 5, 1, 4]
     np.testing.assert_allclose(ep["return"], [0.3, 6.0, 2.0, 12.6], rtol=1e-5)
-    assert tr.card == read_card("imaginebench/toy-train-real-v0")
-    assert tr.dataset_id == "imaginebench/toy-train-real-v0"
+    assert tr.card == read_card("imaginebench/clevr-train-real-v0")
+    assert tr.dataset_id == "imaginebench/clevr-train-real-v0"
 
 
 def test_cache_skips_minari_and_checksum_invalidates(datasets, monkeypatch):
-    write_dataset("imaginebench/toy-train-real-v0")
-    first = load("imaginebench/toy-train-real-v0")
+    write_dataset("imaginebench/clevr-train-real-v0")
+    first = load("imaginebench/clevr-train-real-v0")
     assert len(list((datasets / "cache").glob("*.ibcache"))) == 1
 
     def fail(*args, **kwargs):
         raise RuntimeError("minari.MinariDataset called")
 
     monkeypatch.setattr(minari, "MinariDataset", fail)
-    second = load("imaginebench/toy-train-real-v0")
+    second = load("imaginebench/clevr-train-real-v0")
     for name in ("observations", "next_observations", "actions", "rewards", "terminals", "timeouts",
                  "episode_ids", "steps", "instruction_ids", "legal", "transition_ok", "success",
                  "goal_consistent"):
@@ -151,17 +151,17 @@ def test_cache_skips_minari_and_checksum_invalidates(datasets, monkeypatch):
     assert second.episodes.equals(first.episodes)
 
     # New data under a new checksum: the cache no longer matches, so Minari is read again.
-    shutil.rmtree(datasets / "minari" / "imaginebench" / "toy-train-real-v0")
+    shutil.rmtree(datasets / "minari" / "imaginebench" / "clevr-train-real-v0")
     monkeypatch.undo()
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(datasets / "minari"))
     monkeypatch.setenv("IMAGINEBENCH_CACHE", str(datasets / "cache"))
-    write_dataset("imaginebench/toy-train-real-v0", reward_offset=5.0)  # other arrays: another checksum
+    write_dataset("imaginebench/clevr-train-real-v0", reward_offset=5.0)  # other arrays: another checksum
     monkeypatch.setattr(minari, "MinariDataset", fail)
     with pytest.raises(RuntimeError, match="MinariDataset called"):
-        load("imaginebench/toy-train-real-v0")
+        load("imaginebench/clevr-train-real-v0")
     monkeypatch.undo()
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(datasets / "minari"))
-    third = load("imaginebench/toy-train-real-v0", cache_dir=datasets / "cache")
+    third = load("imaginebench/clevr-train-real-v0", cache_dir=datasets / "cache")
     np.testing.assert_allclose(third.rewards, first.rewards + 5.0, rtol=1e-6)
     assert len(list((datasets / "cache").glob("*.ibcache"))) == 2
 
@@ -174,17 +174,17 @@ def test_a_dataset_without_a_card_is_refused_by_name(datasets):
 
 
 def test_unknown_id(datasets):
-    write_dataset("imaginebench/toy-train-real-v0")
+    write_dataset("imaginebench/clevr-train-real-v0")
     with pytest.raises(DatasetNotFoundError) as info:
         load("imaginebench/nope-easy-real-v0")
     message = str(info.value)
     assert "imaginebench/nope-easy-real-v0" in message
-    assert "imaginebench/toy-train-real-v0" in message  # what is available
+    assert "imaginebench/clevr-train-real-v0" in message  # what is available
     assert str(datasets / "minari") in message  # where it looked
     assert isinstance(info.value, KeyError)
 
 
-TOY = "imaginebench/toy-train-real-v0"
+TOY = "imaginebench/clevr-train-real-v0"
 
 
 def _edit_rewards(datasets, value: float) -> None:

@@ -179,7 +179,7 @@ def test_sources_given_by_id(tmp_path, monkeypatch):
     charset = string.ascii_letters + string.digits + " .,;:!?'\"-()/&"
     space = gym.spaces.Dict({"state": gym.spaces.Box(-np.inf, np.inf, (2,), np.float32),
                              "instruction": gym.spaces.Text(400, min_length=1, charset=charset)})
-    for k, name in enumerate(["imaginebench/toya-train-real-v0", "imaginebench/toyb-hard-imaginary-v0"]):
+    for k, name in enumerate(["imaginebench/clevr-train-real-v0", "imaginebench/clevr-hard-imaginary-v0"]):
         states = np.full((4, 2), k, np.float32)
         options = {"task_id": "t", "level": name.split("-")[1], "phrasing_id": 0,
                    "source": name.split("-")[2], "instruction": TEXTS[k]}
@@ -192,9 +192,9 @@ def test_sources_given_by_id(tmp_path, monkeypatch):
                                                          action_space=gym.spaces.Discrete(40),
                                                          data_format="hdf5")
         dataset.storage.update_metadata({"imaginebench_card": toy_card_of(dataset, name)})
-    ratios = {"imaginebench/toya-train-real-v0": 2, "imaginebench/toyb-hard-imaginary-v0": 1}
+    ratios = {"imaginebench/clevr-train-real-v0": 2, "imaginebench/clevr-hard-imaginary-v0": 1}
     sampler = Sampler(ratios, encoder=None, cache_dir=str(tmp_path / "cache"))
-    assert sampler.names == ["imaginebench/toya-train-real-v0", "imaginebench/toyb-hard-imaginary-v0"]
+    assert sampler.names == ["imaginebench/clevr-train-real-v0", "imaginebench/clevr-hard-imaginary-v0"]
     batch = sampler.sample(9, as_numpy=True)
     np.testing.assert_array_equal(batch["observations"][:, 0], [0] * 6 + [1] * 3)
 

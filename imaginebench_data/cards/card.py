@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import math
 import platform
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
@@ -107,7 +108,63 @@ class Card:
         missing = sorted(names - set(data) - ADDED_KEYS)
         if missing:
             raise CardError(f"{where}: expected keys {missing}, found only {sorted(data)}")
+        for key, value in data.items():
+            kind = _KINDS.get(key)
+            if kind is not None and not kind(value):
+                raise CardError(f"{where}: expected {key!r} to be {_KIND_NAMES[kind]}, found {value!r}"[:300])
         return cls(**{key: value for key, value in data.items() if key in names}, schema_version=version)
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _rate(value: Any) -> bool:
+    return _number(value) and 0.0 <= value <= 1.0
+
+
+def _rate_or_none(value: Any) -> bool:
+    return value is None or _rate(value)
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _rates(value: Any) -> bool:
+    return isinstance(value, dict) and all(_rate(v) for v in value.values())
+
+
+def _statistics(value: Any) -> bool:  # mean, std, min and max over episodes (null: not finite)
+    return isinstance(value, dict) and all(v is None or _number(v) for v in value.values())
+
+
+def _object(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
+def _per_task(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(v, dict) for v in value.values())
+
+
+def _counts(value: Any) -> bool:
+    return isinstance(value, dict) and all(_count(v) for v in value.values())
+
+
+# What each key of a card's JSON holds, checked as a card is read (a stored card is input).
+_KINDS = {"id": _text, "domain": _text, "level": _text, "source": _text, "scale": _text, "checksum": _text,
+          "episodes": _count, "steps": _count, "tasks": _count, "phrasings": _count, "unresolved": _count,
+          "goal_consistency": _rate_or_none, "transition_error_rate": _rate, "illegal_state_rate": _rate,
+          "illegal_by_kind": _rates, "length": _statistics, "returns": _statistics, "per_task": _per_task,
+          "provenance": _object, "notes": _object, "resolution": _counts}
+_KIND_NAMES = {_text: "a string", _count: "a count (an integer >= 0)", _rate: "a rate in [0, 1]",
+               _rate_or_none: "a rate in [0, 1] or null", _rates: "an object of rates in [0, 1]",
+               _statistics: "an object of numbers (or null)", _object: "an object", _per_task:
+               "an object of one object per task", _counts: "an object of counts"}
 
 
 def package_versions() -> dict[str, str]:

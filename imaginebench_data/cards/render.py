@@ -3,6 +3,8 @@ the domain can draw its states, ``cards/<name>-episode.png`` (one episode, ``epi
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -190,8 +192,18 @@ def plot_card(card: Card, frame: pd.DataFrame, path: Path) -> None:
 
 def write_card_files(card: Card, frame: pd.DataFrame, cards_dir: Path) -> list[Path]:
     """Write the card's JSON, Markdown and plots (statistics, one drawn episode, against the
-    oracle where there is one); return the paths."""
+    oracle where there is one); return the paths. They are drawn in a staging folder beside
+    them and moved into place together once all are written: interrupted, the card files
+    there are all as they were."""
     cards_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cards_dir, prefix=f".staging-{card.dataset_id.name}-") as staging:
+        staged = _draw_card_files(card, frame, Path(staging))
+        for path in staged:
+            os.replace(path, cards_dir / path.name)
+    return [cards_dir / path.name for path in staged]
+
+
+def _draw_card_files(card: Card, frame: pd.DataFrame, cards_dir: Path) -> list[Path]:
     name = card.dataset_id.name
     paths = [cards_dir / f"{name}.json", cards_dir / f"{name}.md", cards_dir / f"{name}.png"]
     paths[0].write_text(card.dumps())

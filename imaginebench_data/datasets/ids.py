@@ -79,6 +79,9 @@ def datasets_root() -> Path:
     A root that is a file, or lies under one, is refused here in one line naming the file (Minari
     itself says only "[Errno 17] File exists")."""
     named = os.environ.get("MINARI_DATASETS_PATH")
+    if named is not None and not named.strip():  # Minari would take it as the path '' (no such file)
+        raise NotADirectoryError(f"MINARI_DATASETS_PATH is set but empty ({named!r}): expected a folder; "
+                                 "unset it for Minari's default, ~/.minari/datasets")
     root = Path(named or Path.home() / ".minari" / "datasets")
     for place in (root, *root.parents):
         if place.exists():

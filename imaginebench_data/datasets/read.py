@@ -136,10 +136,18 @@ def _card_at(folder: Path, dataset_id: str | DatasetId) -> Card:
     if stored is None:
         raise DatasetNotFoundError(f"dataset {str(dataset_id)!r} at {folder} has no {CARD_KEY!r} "
                                    "metadata: it was not written by imaginebench-data")
+    where = f"{folder / 'metadata.json'} key {CARD_KEY!r}"
     try:
-        return Card.from_json(stored, where=f"{folder / 'metadata.json'} key {CARD_KEY!r}")
+        card = Card.from_json(stored, where=where)
     except CardError as error:
         raise DatasetNotFoundError(str(error)) from None
+    asked = DatasetId.parse(dataset_id)
+    stated = (card.id, card.domain, card.level, card.source)
+    if stated != (str(asked), asked.domain, asked.level, asked.source):
+        raise CardError(f"{where}: expected the card of {asked}, found one of {card.id!r} (domain "
+                        f"{card.domain!r}, level {card.level!r}, source {card.source!r}): a dataset folder "
+                        "copied or renamed, or its metadata edited? Build the id itself instead")
+    return card
 
 
 def read_card(dataset_id: str | DatasetId) -> Card:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..core.folders import check_writable
 from .frames import drawing_simulator, episode_frames, frame_steps
 from .images import strip_image, write_gif, write_strip
 
@@ -30,6 +31,7 @@ def draw_episode(dataset_id: str, episode: int, path: Path | None = None, *, eve
     elif Path(path).suffix.lower() != suffix:
         raise ValueError(f"{path}: expected a file name ending in {suffix} (a {suffix[1:].upper()} is written"
                          f"{'' if gif else '; --gif, or a .gif name, writes a GIF'}), or a folder")
+    check_writable(Path(path).parent, "--out", "the picture")  # before the drawing
     dataset, card = open_dataset(dataset_id)
     count = dataset.total_episodes
     if not 0 <= episode < count:

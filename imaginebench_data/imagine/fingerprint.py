@@ -218,6 +218,8 @@ def load(path: Path) -> dict:
     """A saved fingerprint ({"machine": {...}, "kernels": {name: hash}}); ValueError naming
     ``path`` and what it held otherwise."""
     expected = f"{path}: expected a saved fingerprint (JSON with a 'kernels' object of strings)"
+    if path.is_dir():
+        raise ValueError(f"{expected}, found a folder")
     try:
         saved = json.loads(path.read_bytes())
     except UnicodeDecodeError as error:

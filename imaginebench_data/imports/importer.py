@@ -29,11 +29,12 @@ import numpy as np
 
 from ..cards.card import Card
 from ..core.domain import Domain, Simulator
-from ..datasets.ids import NAMESPACE, DatasetId, DatasetIdError
+from ..core.folders import check_writable
+from ..datasets.ids import NAMESPACE, DatasetId, DatasetIdError, datasets_root
 from ..datasets.writer import DatasetExistsError, existing_versions
 from ..domains import get_domain
 from ..pipeline.build import default_cards_dir
-from ..pipeline.publish import publish
+from ..pipeline.publish import check_cards_dir, publish
 from .convert import UNMATCHED_RULES, Conversion, convert
 from .encodings import EncodingTable
 from .hdf5 import read_hdf5
@@ -254,6 +255,10 @@ def import_dir(src_dir: Path | str, *, namespace: str = DEFAULT_NAMESPACE, force
         raise ValueError(f"unmatched must be one of {UNMATCHED_RULES}, got {unmatched!r}")
     src_dir = Path(src_dir)
     _check_namespace(namespace)
+    if not check_only:  # before the reading and checking, which can take minutes
+        check_writable(datasets_root(), "Minari datasets folder", "the datasets")
+        if cards_dir is not None:
+            check_cards_dir(Path(cards_dir))
     table = _reading(", ".join(str(p) for p in encodings or ()) or "encodings", EncodingTable,
                      [Path(p).expanduser() for p in encodings or ()])
     originals = read_originals(src_dir, only, progress)

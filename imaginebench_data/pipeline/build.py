@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..cards.card import Card
-from ..datasets.ids import NAMESPACE, DatasetId
+from ..core.folders import check_writable
+from ..datasets.ids import NAMESPACE, DatasetId, datasets_root
 from ..datasets.writer import refuse_existing
 from ..domains import get_domain
 from ..imagine.config import SCRATCH
@@ -89,6 +90,7 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
         refuse_existing(dataset_id)
     cards_dir = Path(cards_dir) if cards_dir else default_cards_dir(dataset_id, scale)
     check_cards_dir(cards_dir)  # makes nothing: a refused build leaves no folder
+    check_writable(datasets_root(), "Minari datasets folder", "the datasets")
     count = episodes if episodes is not None else recipe.episodes[scale]
     started = time.perf_counter()
     own = isinstance(executor, str)
@@ -105,6 +107,8 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
         else:
             rollouts = expert_episodes(recipe, count, runner)
             generator = {**runner.provenance(), "checkpoint_hash": None}
+        if episodes is not None:  # the card says the build is not the scale's whole set
+            generator["episodes_override"] = {"built": count, "recipe_at_scale": recipe.episodes[scale]}
         published = _publish(dataset_id, recipe, rollouts, generator, scale=scale, count=count, force=force,
                              cards_dir=cards_dir, progress=progress, started=started)
     finally:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from ..cards.card import Card, build_card
 from ..cards.render import write_card_files
 from ..core.domain import Domain
 from ..core.episode import Episode
+from ..core.folders import check_writable
 from ..datasets.ids import DatasetId
 from ..datasets.read import read_card
 from ..datasets.writer import write_dataset
@@ -62,15 +62,8 @@ def publish(dataset_id: DatasetId, episodes: Iterable[Episode], domain: Domain, 
 
 
 def check_cards_dir(cards_dir: Path) -> None:
-    """A clear error where ``cards_dir`` cannot hold the card files (a file there or above it, a
-    folder that cannot be written); makes nothing."""
-    existing = next(p for p in (cards_dir, *cards_dir.parents) if p.exists())
-    if not existing.is_dir():
-        raise ValueError(f"cards folder {cards_dir}: expected a folder for the card files, found a file at "
-                         f"{existing}; nothing was written")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise PermissionError(f"cards folder {cards_dir}: {existing} cannot be written to; "
-                              "nothing was written")
+    """``check_writable`` for the card files."""
+    check_writable(cards_dir, "cards folder", "the card files")
 
 
 def ready_cards_dir(cards_dir: Path) -> None:
