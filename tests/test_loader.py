@@ -13,6 +13,7 @@ import pytest
 from minari.data_collector import EpisodeBuffer
 from tiny import toy_card_of
 
+from imaginebench_data.datasets.ids import DatasetId
 from imaginebench_data.datasets.read import read_card
 from imaginebench_data.loader import DatasetNotFoundError, Transitions, load
 from imaginebench_data.loader.transitions import DatasetChangedError
@@ -171,6 +172,22 @@ def test_a_dataset_without_a_card_is_refused_by_name(datasets):
     with pytest.raises(DatasetNotFoundError, match="nocard-train-real-v0.*not written by imaginebench-data"):
         load("imaginebench/nocard-train-real-v0", cache_dir=datasets / "other")
     assert not (datasets / "other").exists()
+
+
+def test_a_not_found_error_names_at_most_a_dozen_local_datasets_of_the_domain_asked_for(monkeypatch):
+    """Found 2026-12-06: the line named every local dataset (35 with the demo sets built)."""
+    from imaginebench_data.datasets import read
+
+    levels = ("train", "rephrase", "easy", "hard")
+    many = ([f"imaginebench/{d}-{level}-real-v0" for d in ("babyai", "clevr") for level in levels]
+            + [f"imaginebench/metaworld-train-real-v{v}" for v in range(14)])
+    monkeypatch.setattr(read, "local_ids", lambda prefix="": many)
+    clevr = read._local_like(DatasetId.parse("imaginebench/clevr-easy-real-v3"))
+    assert clevr == ("Local imaginebench clevr datasets: " + ", ".join(many[4:8]))
+    metaworld = read._local_like(DatasetId.parse("imaginebench/metaworld-easy-real-v0"))
+    assert metaworld.endswith("metaworld-train-real-v11 and 2 more (`imaginebench list` shows them)")
+    assert read._local_like(DatasetId.parse("imaginebench/libero-easy-real-v0")) == (
+        "No local imaginebench libero datasets (22 of other domains: `imaginebench list` shows them)")
 
 
 def test_unknown_id(datasets):

@@ -29,6 +29,7 @@ from .ids import NAMESPACE, DatasetId, DatasetIdError, datasets_root
 from .install import recover
 
 CARD_KEY = "imaginebench_card"
+LISTED = 12  # local datasets a not-found error names, at most
 CHUNK = 512  # episodes read at a time (by Minari, or by one process of a parallel cold load)
 # The episode attributes ``stored_episodes`` reads (Minari also stores id, total_steps and the
 # instruction among the options, which the arrays already give).
@@ -105,16 +106,31 @@ def unlisted_ids(listed: Sequence[str], prefix: str = "imaginebench/") -> list[s
     return found
 
 
+def _local_like(dataset_id: DatasetId) -> str:
+    """The local datasets of ``dataset_id``'s namespace, of its domain where it has some, at
+    most ``LISTED`` of them."""
+    local = local_ids(f"{dataset_id.namespace}/")
+    mine = [i for i in local if DatasetId.parse(i).domain == dataset_id.domain]
+    if not mine and len(local) > LISTED:
+        return (f"No local {dataset_id.namespace} {dataset_id.domain} datasets ({len(local)} of other "
+                "domains: `imaginebench list` shows them)")
+    shown = mine or local
+    which = f"{dataset_id.namespace} {dataset_id.domain}" if mine else dataset_id.namespace
+    if not shown:
+        return f"No local {dataset_id.namespace} datasets"
+    more = f" and {len(shown) - LISTED} more (`imaginebench list` shows them)" if len(shown) > LISTED else ""
+    return f"Local {which} datasets: {', '.join(shown[:LISTED])}{more}"
+
+
 def data_path(dataset_id: str | DatasetId) -> Path:
     """The ``data/`` folder of a local dataset; a clear error for an unknown or malformed id."""
     dataset_id = DatasetId.parse(dataset_id)
     recover(datasets_root())
     path = datasets_root() / str(dataset_id) / "data"
     if not (path / "metadata.json").is_file():
-        known = ", ".join(local_ids(f"{dataset_id.namespace}/")) or "none"
         raise DatasetNotFoundError(
             f"dataset {str(dataset_id)!r} not found: no {path / 'metadata.json'} "
-            f"(MINARI_DATASETS_PATH={datasets_root()}). Local {dataset_id.namespace} datasets: {known}. "
+            f"(MINARI_DATASETS_PATH={datasets_root()}). {_local_like(dataset_id)}. "
             f"{_how_to_make(dataset_id)}", given=str(dataset_id)
         )
     return path

@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..cards.card import Card, build_card
+from ..cards.card import Card, CardError, build_card
 from ..domains import get_domain
 from ..quality.frame import episode_row
 from .checksum import DatasetChecksum
-from .ids import DatasetId
-from .read import open_dataset, stored_episodes
+from .ids import DatasetId, DatasetIdError
+from .read import DatasetNotFoundError, open_dataset, stored_episodes
 
 
 @dataclass
@@ -82,7 +82,8 @@ def verify(dataset_id: str | DatasetId) -> Verdict:
         _verify(verdict, DatasetId.parse(dataset_id))
     except Exception as error:  # anything unreadable: broken, with the reason, never a crash
         reason = error.args[0] if isinstance(error, KeyError) and error.args else error
-        verdict.problems.append(f"cannot be read: {type(error).__name__}: {reason}")
+        ours = isinstance(error, (DatasetNotFoundError, CardError, DatasetIdError))  # they say what it is
+        verdict.problems.append(f"cannot be read: {'' if ours else type(error).__name__ + ': '}{reason}")
     return verdict
 
 
