@@ -167,8 +167,16 @@ def _pct(value: float | None) -> str:
 @app.command("list", epilog=_examples("imaginebench list"))
 def list_datasets() -> None:
     """Every dataset a recipe can build, its sizes, and whether it is built locally."""
+    from .datasets.hdf5_layout import MAIN_FILE
+    from .datasets.ids import datasets_root
     from .datasets.read import local_ids
     from .pipeline.recipe import load_recipes
+
+    def built(dataset_id: str) -> str:  # Minari lists a dataset by its metadata.json alone
+        if dataset_id not in local:
+            return ""
+        main = datasets_root() / dataset_id / "data" / MAIN_FILE
+        return "yes" if main.is_file() and main.stat().st_size else "damaged (see `imaginebench verify`)"
 
     local = set(local_ids())
     table = Table(title="imaginebench datasets")
@@ -177,7 +185,7 @@ def list_datasets() -> None:
     for dataset_id, recipe in sorted(load_recipes().items()):
         generator = recipe.generator + (f" (on {recipe.train_from})" if recipe.train_from else "")
         table.add_row(dataset_id, generator, str(recipe.episodes["demo"]), str(recipe.episodes["paper"]),
-                      "yes" if recipe.default else "", "yes" if dataset_id in local else "")
+                      "yes" if recipe.default else "", built(dataset_id))
     console.print(table)
 
 

@@ -25,8 +25,9 @@ def built(minari_root, tmp_path):
 
 def test_build_list_inspect_card(built, tmp_path):
     runner = CliRunner()
-    listing = runner.invoke(app, ["list"])
-    assert listing.exit_code == 0 and HARD in listing.output
+    listing = runner.invoke(app, ["list"], env={"COLUMNS": "300"})
+    row = next(line for line in listing.output.splitlines() if HARD in line)
+    assert listing.exit_code == 0 and row.split("│")[-2].strip() == "yes", listing.output
     inspected = runner.invoke(app, ["inspect", HARD])
     assert inspected.exit_code == 0 and f"{built['episodes']} episodes" in inspected.output
     from imaginebench_data.pipeline.recipe import load_recipes
@@ -223,6 +224,16 @@ def test_verify_checks_every_dataset_and_names_each_broken_one(built, minari_roo
     assert "0 of 2 datasets verified" in result.output
     assert "card figure 'goal_consistency'" in result.output  # the flipped flag, found
     assert "cannot be read" in result.output  # the truncated file, named, and the run went on
+
+
+@pytest.mark.parametrize("damage", ["emptied", "deleted"])
+def test_list_does_not_call_a_dataset_without_its_data_built(built, minari_root, damage):
+    """Found 2026-12-06: Minari lists a dataset by its metadata.json alone, and `list` said "yes"."""
+    main = minari_root / HARD / "data" / "main_data.hdf5"
+    main.write_bytes(b"") if damage == "emptied" else main.unlink()
+    listing = CliRunner().invoke(app, ["list"], env={"COLUMNS": "300"})
+    row = next(line for line in listing.output.splitlines() if HARD in line)
+    assert listing.exit_code == 0 and "damaged (see `imaginebench verify`)" in row, listing.output
 
 
 @pytest.mark.parametrize("damage", ["deleted", "malformed"])

@@ -60,11 +60,16 @@ def test_mean_pooling_ignores_padding(tiny_bert):
     np.testing.assert_allclose(padded[1], alone[0], atol=1e-5)
 
 
-def test_the_model_is_read_on_the_first_text_only(tiny_bert):
+def test_the_model_is_read_on_the_first_text_only(tiny_bert, capfd):
+    from transformers.utils import logging as hf_logging
+
     encoder = HFEncoder(tiny_bert, name="lazy")
     assert encoder.dim == 32 and encoder._loaded is None  # the dimension comes from config.json
     assert encoder.encode(["push the ball"]).shape == (1, 32)
     assert encoder._loaded is not None
+    # without transformers' "Loading weights" bar (every command that embedded printed one),
+    # and with transformers' own setting left as it was
+    assert "Loading weights" not in capfd.readouterr().err and hf_logging.is_progress_bar_enabled()
 
 
 def test_embeddings_kept_on_disk_serve_a_later_process_without_the_model(tiny_bert, tmp_path):

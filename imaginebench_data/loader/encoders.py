@@ -90,9 +90,16 @@ class HFEncoder:
     def _load(self) -> tuple:
         if self._loaded is None:
             from transformers import AutoModel, AutoTokenizer
+            from transformers.utils import logging as hf_logging
 
             tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
-            model = AutoModel.from_pretrained(self.path, local_files_only=True).to(self.device).eval()
+            shown = hf_logging.is_progress_bar_enabled()
+            hf_logging.disable_progress_bar()  # a bar for a 90 MB model read from disk in a second
+            try:
+                model = AutoModel.from_pretrained(self.path, local_files_only=True).to(self.device).eval()
+            finally:
+                if shown:
+                    hf_logging.enable_progress_bar()
             self._loaded = (tokenizer, model)
         return self._loaded
 
