@@ -140,6 +140,9 @@ def _did_you_mean(error: Exception) -> str:
     if given.strip() != given and given.strip() in known:
         return f" Did you mean {given.strip()!r}, without the white space around it?"
     given = given.strip()
+    by_case = {name.lower(): name for name in known}
+    if given.lower() in by_case:  # ids are lower case: 'IMAGINEBENCH/...' is a namespace of its own
+        return f" Did you mean {by_case[given.lower()]!r}?"
     if "/" not in given and f"{NAMESPACE}/{given}" in known:  # the namespace left out
         return f" Did you mean {NAMESPACE + '/' + given!r}?"
     close = difflib.get_close_matches(given, known, n=1, cutoff=0.8)

@@ -566,6 +566,9 @@ def test_inspect_by_a_column_the_frame_lacks_names_the_columns(built):
     ("imaginebench/clevr-easy-real-v1", "No recipe builds it (`imaginebench list` shows those that do). "
                                         "Did you mean 'imaginebench/clevr-easy-real-v0'?"),
     ("imaginebench-original/clevr-easy-real-v0", "Import it with `imaginebench import FOLDER`"),
+    ("IMAGINEBENCH/clevr-easy-real-v0", "Did you mean 'imaginebench/clevr-easy-real-v0'?"),  # lower case
+    (" imaginebench/clevr-easy-real-v0", "Did you mean 'imaginebench/clevr-easy-real-v0', without the white "
+                                         "space around it?"),
 ])
 def test_a_missing_dataset_is_told_how_it_is_made(minari_root, dataset_id, advice):
     """Found 2026-12-06: every missing id was told to build itself, ids no recipe builds too."""
