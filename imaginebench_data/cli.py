@@ -171,14 +171,14 @@ def _pct(value: float | None) -> str:
 def list_datasets() -> None:
     """Every dataset a recipe can build, its sizes, and whether it is built locally."""
     from .datasets.hdf5_layout import MAIN_FILE
-    from .datasets.ids import datasets_root
+    from .datasets.ids import dataset_dir
     from .datasets.read import local_ids
     from .pipeline.recipe import load_recipes
 
     def built(dataset_id: str) -> str:  # Minari lists a dataset by its metadata.json alone
         if dataset_id not in local:
             return ""
-        main = datasets_root() / dataset_id / "data" / MAIN_FILE
+        main = dataset_dir(dataset_id) / "data" / MAIN_FILE
         return "yes" if main.is_file() and main.stat().st_size else "damaged (see `imaginebench verify`)"
 
     local = set(local_ids())

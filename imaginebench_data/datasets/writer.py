@@ -34,6 +34,7 @@ from ..core import interrupt
 from ..core.domain import Domain
 from ..core.env import eval_env_spec
 from ..core.episode import Episode
+from ..core.folders import check_writable
 from ..core.text import observation_space as make_observation_space
 from ..quality.checkers import INFO_KEYS, OPTIONAL_INFO_KEYS
 from ..quality.reference import reference_scores
@@ -54,6 +55,12 @@ class DatasetExistsError(FileExistsError):
 def existing_versions(dataset_ids: Iterable[str | DatasetId]) -> list[str]:
     """The ids among ``dataset_ids`` whose version is installed (its folder exists), in order."""
     return [str(i) for i in dataset_ids if dataset_dir(i).exists()]
+
+
+def check_datasets_folder() -> None:
+    """A clear error, before any work, where the Minari datasets folder cannot be written to
+    (found 2026-12-06: a build into a read-only one ended in a traceback at its lock folder)."""
+    check_writable(datasets_root(), "Minari datasets folder", "the datasets")
 
 
 def refuse_existing(dataset_id: str | DatasetId) -> None:

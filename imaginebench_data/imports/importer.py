@@ -29,9 +29,8 @@ import numpy as np
 
 from ..cards.card import Card
 from ..core.domain import Domain, Simulator
-from ..core.folders import check_writable
-from ..datasets.ids import NAMESPACE, DatasetId, DatasetIdError, datasets_root
-from ..datasets.writer import DatasetExistsError, existing_versions
+from ..datasets.ids import NAMESPACE, DatasetId, DatasetIdError
+from ..datasets.writer import DatasetExistsError, check_datasets_folder, existing_versions
 from ..domains import get_domain
 from ..pipeline.build import default_cards_dir
 from ..pipeline.publish import check_cards_dir, publish
@@ -256,7 +255,7 @@ def import_dir(src_dir: Path | str, *, namespace: str = DEFAULT_NAMESPACE, force
     src_dir = Path(src_dir)
     _check_namespace(namespace)
     if not check_only:  # before the reading and checking, which can take minutes
-        check_writable(datasets_root(), "Minari datasets folder", "the datasets")
+        check_datasets_folder()
         if cards_dir is not None:
             check_cards_dir(Path(cards_dir))
     table = _reading(", ".join(str(p) for p in encodings or ()) or "encodings", EncodingTable,

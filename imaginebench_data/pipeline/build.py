@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..cards.card import Card
-from ..core.folders import check_writable
-from ..datasets.ids import NAMESPACE, DatasetId, datasets_root
-from ..datasets.writer import refuse_existing
+from ..datasets.ids import NAMESPACE, DatasetId
+from ..datasets.writer import check_datasets_folder, refuse_existing
 from ..domains import get_domain
 from ..imagine.config import SCRATCH
 from ..imagine.numerics import require
@@ -90,7 +89,7 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
         refuse_existing(dataset_id)
     cards_dir = Path(cards_dir) if cards_dir else default_cards_dir(dataset_id, scale)
     check_cards_dir(cards_dir)  # makes nothing: a refused build leaves no folder
-    check_writable(datasets_root(), "Minari datasets folder", "the datasets")
+    check_datasets_folder()
     count = episodes if episodes is not None else recipe.episodes[scale]
     started = time.perf_counter()
     own = isinstance(executor, str)
