@@ -23,6 +23,7 @@ USER_ERRORS = (KeyError, ValueError, FileNotFoundError, FileExistsError, NotADir
 _options = {"debug": False}
 MAX_WORKERS = 4 * (os.cpu_count() or 1)
 MAX_EPISODES = 10_000_000  # per dataset: about 140 times the largest paper-scale set (CLEVR easy, 72,400)
+DAMAGED = "damaged (see `imaginebench verify`)"  # in `list`: a dataset folder Minari cannot read
 
 
 class _App(typer.Typer):
@@ -172,16 +173,19 @@ def list_datasets() -> None:
     """Every dataset a recipe can build, its sizes, and whether it is built locally."""
     from .datasets.hdf5_layout import MAIN_FILE
     from .datasets.ids import dataset_dir
-    from .datasets.read import local_ids
+    from .datasets.read import local_ids, unlisted_ids
     from .pipeline.recipe import load_recipes
 
     def built(dataset_id: str) -> str:  # Minari lists a dataset by its metadata.json alone
+        if dataset_id in unreadable:
+            return DAMAGED
         if dataset_id not in local:
             return ""
         main = dataset_dir(dataset_id) / "data" / MAIN_FILE
-        return "yes" if main.is_file() and main.stat().st_size else "damaged (see `imaginebench verify`)"
+        return "yes" if main.is_file() and main.stat().st_size else DAMAGED
 
     local = set(local_ids())
+    unreadable = set(unlisted_ids(sorted(local)))  # its metadata.json missing or not JSON
     table = Table(title="imaginebench datasets")
     for column in ("id", "generator", "demo", "paper", "default", "built"):
         table.add_column(column)
@@ -366,7 +370,8 @@ def render(
     dataset_id: str,
     episode: int = typer.Option(..., "--episode", help="Which episode (0-based, in Minari's order)."),
     out: Path | None = typer.Option(None, "--out",
-                                    help="Where to write (default: <name>-episode<N>.png or .gif here)."),
+                                    help="A file, or a folder (made if missing) for <name>-episode<N>.png "
+                                    "or .gif (default: here)."),
     every: int | None = typer.Option(None, "--every",
                                      help="Draw every K-th state and the last (default: 8 states spread "
                                           "evenly in a strip, every state in a GIF)."),

@@ -3,6 +3,7 @@
 import json
 import os
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -234,6 +235,18 @@ def test_list_does_not_call_a_dataset_without_its_data_built(built, minari_root,
     listing = CliRunner().invoke(app, ["list"], env={"COLUMNS": "300"})
     row = next(line for line in listing.output.splitlines() if HARD in line)
     assert listing.exit_code == 0 and "damaged (see `imaginebench verify`)" in row, listing.output
+
+
+def test_list_calls_a_dataset_whose_metadata_is_gone_damaged_without_minaris_warning(built, minari_root):
+    """Found 2026-12-06: Minari's "Misconfigured dataset" warning reached the terminal, and the
+    row said nothing."""
+    (minari_root / HARD / "data" / "metadata.json").unlink()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="Misconfigured")  # would end the listing here
+        listing = CliRunner().invoke(app, ["list"], env={"COLUMNS": "300"})
+    row = next(line for line in listing.output.splitlines() if HARD in line)
+    assert listing.exit_code == 0 and "damaged (see `imaginebench verify`)" in row, listing.output
+    assert "Misconfigured" not in listing.output
 
 
 @pytest.mark.parametrize("damage", ["deleted", "malformed"])

@@ -191,7 +191,7 @@ def test_render_writes_a_gif_of_every_state(stored, tmp_path, monkeypatch):
     (["--episode", "2"], f"error: episode 2 is out of range: {HARD} has 2 episodes (0 to 1)"),
     (["--episode", "-1"], "error: episode -1 is out of range"),
     (["--episode", "0", "--every", "0"], "error: --every must be at least 1, got 0"),
-    (["--episode", "0", "--out", "/nonexistent/folder/x.png"], "error: "),
+    (["--episode", "0", "--out", "/dev/null/x.png"], "error: --out /dev/null: expected a folder"),
     (["--episode", "0", "--out", "x.jpg"], "error: x.jpg: expected a file name ending in .png"),
     (["--episode", "0", "--gif", "--out", "x.png"], "error: x.png: expected a file name ending in .gif"),
 ])
@@ -207,6 +207,21 @@ def test_render_into_a_folder_writes_the_default_name_there(stored, tmp_path):
     result = CliRunner().invoke(app, ["render", HARD, "--episode", "1", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert Image.open(tmp_path / "clevr-hard-real-v0-episode1.png").format == "PNG"
+
+
+@pytest.mark.parametrize("out", ["new/deeper/", "new/deeper", "new/deeper/x.png"])
+def test_render_makes_the_folders_it_is_given(stored, tmp_path, out):
+    """Found 2026-12-06: `--out newdir/` was refused as a file name without .png."""
+    result = CliRunner().invoke(app, ["render", HARD, "--episode", "1", "--out", str(tmp_path / out)])
+    assert result.exit_code == 0, result.output
+    name = "x.png" if out.endswith(".png") else "clevr-hard-real-v0-episode1.png"
+    assert Image.open(tmp_path / "new" / "deeper" / name).format == "PNG"
+
+
+def test_render_makes_no_folder_when_it_fails(stored, tmp_path):
+    result = CliRunner().invoke(app, ["render", HARD, "--episode", "7", "--out", str(tmp_path / "new")])
+    assert result.exit_code == 2 and "out of range" in result.output
+    assert not (tmp_path / "new").exists()
 
 
 def test_render_of_an_unknown_dataset_is_one_line(minari_root):

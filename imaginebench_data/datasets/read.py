@@ -14,6 +14,7 @@ ours sees a complete version of each dataset.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -67,8 +68,11 @@ def local_ids(prefix: str = "imaginebench/") -> list[str]:
     """The local datasets whose id starts with ``prefix`` and is one of ours in form (others,
     e.g. another package's datasets in the same Minari folder, are left out)."""
     recover(datasets_root())
+    with warnings.catch_warnings():  # its "Misconfigured dataset" lines: `unlisted_ids` finds those
+        warnings.filterwarnings("ignore", message="Misconfigured dataset", category=UserWarning)
+        listed = minari.list_local_datasets()
     ids = []
-    for dataset_id in minari.list_local_datasets():
+    for dataset_id in listed:
         try:
             if dataset_id.startswith(prefix):
                 ids.append(str(DatasetId.parse(dataset_id)))

@@ -17,21 +17,22 @@ def draw_episode(dataset_id: str, episode: int, path: Path | None = None, *, eve
 
     A PNG strip of its states 0, k, 2k, ... and the last (k = ``every``; without it, ``most``
     states spread evenly from the first to the last), or with ``gif`` a GIF of them (k =
-    ``every`` or 1). ``path``
-    defaults to ``<name>-episode<n>.png`` (``.gif``) in the working folder, and to that name in
-    ``path`` where it is a folder; a file name must end in .png, or .gif with ``gif``. Returns
-    the path. An episode out of range is a ValueError naming the range."""
+    ``every`` or 1). ``path`` defaults to ``<name>-episode<n>.png`` (``.gif``) in the working
+    folder, and to that name in ``path`` where it is a folder or a name without a suffix; a file
+    name must end in .png, or .gif with ``gif``. Folders missing are made when the picture is
+    written. Returns the path. An episode out of range is a ValueError naming the range."""
     from ..datasets.ids import DatasetId
     from ..datasets.read import open_dataset, stored_episodes
     from ..domains import get_domain
 
     suffix = ".gif" if gif else ".png"
-    if path is None or Path(path).is_dir():
-        path = Path(path or ".") / f"{DatasetId.parse(dataset_id).name}-episode{episode}{suffix}"
-    elif Path(path).suffix.lower() != suffix:
+    path = Path(path or ".")
+    if path.is_dir() or not path.suffix:  # a folder, made (with its parents) when the picture is written
+        path = path / f"{DatasetId.parse(dataset_id).name}-episode{episode}{suffix}"
+    elif path.suffix.lower() != suffix:
         raise ValueError(f"{path}: expected a file name ending in {suffix} (a {suffix[1:].upper()} is written"
                          f"{'' if gif else '; --gif, or a .gif name, writes a GIF'}), or a folder")
-    check_writable(Path(path).parent, "--out", "the picture")  # before the drawing
+    check_writable(path.parent, "--out", "the picture")  # before the drawing
     dataset, card = open_dataset(dataset_id)
     count = dataset.total_episodes
     if not 0 <= episode < count:
@@ -43,13 +44,14 @@ def draw_episode(dataset_id: str, episode: int, path: Path | None = None, *, eve
     steps = frame_steps(len(stored), 1 if gif and every is None else every, most)
     frames = episode_frames(domain, stored, steps, sim)
     labels = [f"t={t}" for t in steps]
+    path.parent.mkdir(parents=True, exist_ok=True)
     if gif:
-        return write_gif(frames, labels, Path(path))
+        return write_gif(frames, labels, path)
     success = stored.infos.get("success")
     outcome = "" if success is None else ", goal reached" if success[-1] else ", goal not reached"
     title = (f"{dataset_id} episode {episode} ({stored.source}, {len(stored)} steps{outcome}): "
              f"{stored.instruction}")
-    return write_strip(frames, labels, title, Path(path))
+    return write_strip(frames, labels, title, path)
 
 
 __all__ = ["draw_episode", "drawing_simulator", "episode_frames", "frame_steps", "strip_image",
