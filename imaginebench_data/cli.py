@@ -184,8 +184,8 @@ def list_datasets() -> None:
         main = dataset_dir(dataset_id) / "data" / MAIN_FILE
         return "yes" if main.is_file() and main.stat().st_size else DAMAGED
 
-    local = set(local_ids())
-    unreadable = set(unlisted_ids(sorted(local)))  # its metadata.json missing or not JSON
+    listed = local_ids()
+    local, unreadable = set(listed), set(unlisted_ids(listed))  # unlisted: metadata.json gone or not JSON
     table = Table(title="imaginebench datasets")
     for column in ("id", "generator", "demo", "paper", "default", "built"):
         table.add_column(column)
