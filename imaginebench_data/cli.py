@@ -719,8 +719,9 @@ def evaluate_regimes(
                                       "real+imaginary, real+verified or oracle (repeatable); default all."),
     out: Path = typer.Option(Path("results"), help="Folder for the result files. While a domain runs, "
                              "<domain>-<algo>.journal.csv there keeps each finished training's rows: run "
-                             "the same command again after a stop and those are read back, not trained "
-                             "again (only with the same settings and datasets)."),
+                             "the same command again after a stop (or one asking for fewer levels or more "
+                             "seeds) and those are read back, not trained again (only with the same "
+                             "settings and datasets)."),
     workers: int = typer.Option(1, help="Processes training (and evaluating) the policies side by side, one "
                                 "per (datasets, seed); the same results whatever the number."),
 ) -> None:

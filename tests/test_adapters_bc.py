@@ -183,7 +183,9 @@ def test_a_policy_is_trained_once_for_every_level_its_datasets_serve(train_set, 
 def test_a_stopped_comparison_goes_on_from_its_journal(train_set, tmp_path, monkeypatch):
     """Each finished training's rows go to the journal; stopped (injected at the third
     training) and run again, only the trainings it lacks run, to the rows of one whole run. A
-    line cut short by a kill is left out, and other settings read nothing back."""
+    line cut short by a kill is left out; a run asking for fewer levels, regimes or seeds reads
+    its rows back, one asking for more seeds trains the new ones only, and other settings read
+    nothing back."""
     import imaginebench_data.baselines.compare as compare_module
 
     easy = "imaginebench/clevr-easy-real-v0"
@@ -217,6 +219,15 @@ def test_a_stopped_comparison_goes_on_from_its_journal(train_set, tmp_path, monk
     columns = ["level", "regime", "seed", "success_rate", "episodes", "final_loss", "trains"]
     pd.testing.assert_frame_equal(resumed[columns], whole[columns])
     assert len(pd.read_csv(journal)) == 6  # every row, the cut line gone
+    columns.remove("trains")  # which row trained a shared policy depends on the levels asked for
+    trained.clear()
+    for fewer in ({"levels": ("easy",)}, {"regimes": ("oracle",)}, {"seeds": 1}):
+        part = compare("clevr", **{**runs, **fewer}, journal=journal)  # keyed by training: all read back
+        assert trained == [] and part.attrs["read_back"] == len(part.drop_duplicates(["regime", "seed"]))
+        pd.testing.assert_frame_equal(part[columns], whole.merge(part[["level", "regime", "seed"]])[columns])
+    assert len(pd.read_csv(journal)) == 6  # rows of the same trainings the run did not ask for are kept
+    compare("clevr", **{**runs, "seeds": 3}, journal=journal)
+    assert [seed for _, seed in trained] == [2, 2]  # more seeds: only the new ones train
     trained.clear()
     compare("clevr", **{**runs, "steps": 100}, journal=journal)
     assert len(trained) == 4  # other settings: every training runs again
@@ -226,12 +237,12 @@ def test_a_stopped_comparison_goes_on_from_its_journal(train_set, tmp_path, monk
     for text in ("settings\n", "level,regime,seed,settings\neasy,real,0,key\n", '"cut\n'):
         journal.write_text(text)
         with pytest.raises(ValueError, match="expected a comparison's journal"):
-            compare_module._read_journal(journal, "key")
+            compare_module._read_journal(journal)
     rng = np.random.default_rng(0)
     for _ in range(20):  # whatever bytes stand there: a line naming the file, or rows read back
         journal.write_bytes(rng.integers(0, 256, int(rng.integers(0, 400)), dtype=np.uint8).tobytes())
         try:
-            compare_module._read_journal(journal, "key")
+            compare_module._read_journal(journal)
         except ValueError as error:
             assert str(error).startswith(f"{journal}: expected a comparison's journal")
 

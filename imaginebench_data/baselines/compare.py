@@ -36,10 +36,13 @@ whatever ``workers`` is. ``tests/test_adapters_bc.py`` compares 1 and 2 workers 
 thread count a training sees. Use as many workers as cores.
 
 A long comparison (continuous CQL on Meta-World: about 20 CPU-minutes a training) can keep a
-``journal``: a CSV to which each training's rows are appended as it finishes, with a key of the
-comparison's settings. Run again with the same journal and settings, the trainings whose rows it
-holds are not run again, so a killed run goes on where it stopped, to the rows it would have
-given in one go (each training seeds itself). Rows under another key are ignored and dropped.
+``journal``: a CSV to which each training's rows are appended as it finishes, with a key of its
+settings and the datasets it trains on. Run again with the same journal and settings, the trainings
+whose rows it holds are not run again, so a killed run goes on where it stopped, to the rows it
+would have given in one go (each training seeds itself); as the key is the training's, not the
+comparison's, a run asking for fewer or more levels or seeds reads back every training they
+share. Rows under another key are ignored (and kept: the command deletes the journal once its
+comparison is written).
 """
 
 from __future__ import annotations
@@ -142,24 +145,25 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
     for level, regime, seed in cells:
         datasets = tuple(regime_datasets(domain, level, regime).items())
         groups.setdefault((datasets, seed), []).append((level, regime))
-    used = {dataset_id for datasets, _ in groups for dataset_id, _ in datasets}
-    key = _settings_key(domain, algo, steps, encoder, options, used) if journal else ""
-    kept = _read_journal(journal, key) if journal else {}
+    keys = {datasets: _settings_key(domain, algo, steps, encoder, options, dict(datasets))
+            for datasets, _ in groups} if journal else {}
+    kept = _read_journal(journal) if journal else {}
     parts, trainings = [], []  # the rows read back from the journal; the trainings still to run
     for (datasets, seed), uses in groups.items():
-        if all((level, regime, seed) in kept for level, regime in uses):
-            parts.append([kept[(level, regime, seed)] for level, regime in uses])
+        found = [kept.get((keys.get(datasets), level, regime, seed)) for level, regime in uses]
+        if all(found):
+            parts.append(found)
         else:
             trainings.append((domain, algo, dict(datasets), seed, steps, encoder, options, uses))
-    if journal:
-        _start_journal(journal, key, [row for part in parts for row in part])
+    if journal:  # every whole row kept, under any key: another run may ask for it again
+        _start_journal(journal, kept)
         if parts and progress:
             tqdm.write(f"{journal}: {len(parts)} of {len(groups)} trainings read back (same settings); "
                        f"{len(trainings)} to run")
 
     def finished(part: list[dict]) -> None:
         if journal:
-            _append_journal(journal, key, part)
+            _append_journal(journal, keys[_datasets(domain, part[0])], part)
         parts.append(part)
         bar.update(len(part))
 
@@ -185,21 +189,28 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
     return results
 
 
-def _settings_key(domain: str, algo: str, steps: int, encoder, options: dict | None, datasets) -> str:
-    """What makes a comparison's rows what they are, but for which cells it runs: its settings
-    and the checksums of the datasets it trains on (a rebuilt dataset is other data)."""
+def _datasets(domain: str, row: dict) -> tuple:
+    """The (dataset, ratio) pairs a row's policy trained on, as ``groups`` keys them."""
+    return tuple(regime_datasets(domain, row["level"], row["regime"]).items())
+
+
+def _settings_key(domain: str, algo: str, steps: int, encoder, options: dict | None,
+                  datasets: dict[str, float]) -> str:
+    """What makes a training's rows what they are, whichever comparison runs it: the settings,
+    and the checksums and ratios of the datasets it trains on (a rebuilt dataset is other data)."""
     settings = {"domain": domain, "algo": algo, "steps": steps, "encoder": str(encoder),
-                "options": options or {}, "datasets": {i: read_card(i).checksum for i in sorted(datasets)}}
+                "options": options or {},
+                "datasets": {i: [read_card(i).checksum, ratio] for i, ratio in sorted(datasets.items())}}
     return hashlib.sha256(json.dumps(settings, sort_keys=True, default=repr).encode()).hexdigest()[:16]
 
 
-def _read_journal(path: Path, key: str) -> dict[tuple, dict]:
-    """The whole rows a journal holds under ``key``, by (level, regime, seed); a line cut short
+def _read_journal(path: Path) -> dict[tuple, dict]:
+    """The whole rows a journal holds, by (settings key, level, regime, seed); a line cut short
     by a kill is left out."""
     if not path.exists() or path.stat().st_size == 0:
         return {}
     try:
-        rows = pd.read_csv(path, on_bad_lines="skip", float_precision="round_trip")
+        rows = pd.read_csv(path, on_bad_lines="skip", float_precision="round_trip", dtype={"settings": str})
     except (pd.errors.ParserError, UnicodeDecodeError) as error:
         raise ValueError(f"{path}: expected a comparison's journal (CSV rows), found what pandas cannot "
                          f"read ({type(error).__name__}); delete it to start afresh") from error
@@ -207,24 +218,28 @@ def _read_journal(path: Path, key: str) -> dict[tuple, dict]:
     if not set(JOURNAL_COLUMNS) <= set(rows.columns):
         raise ValueError(f"{expected}, found the columns {', '.join(map(str, rows.columns))}; delete it to "
                          f"start afresh")
-    rows = rows[rows["settings"] == key].drop(columns="settings").dropna()
+    rows = rows[list(JOURNAL_COLUMNS)].dropna()  # in the order the rows are appended
     try:  # as written, whatever a cut line held
-        rows = rows.astype({"seed": int, "episodes": int, "trains": bool, "success_rate": float})
+        rows = rows.astype({"seed": int, "episodes": int, "trains": bool, "success_rate": float,
+                            "settings": str})
     except (ValueError, TypeError) as error:
         raise ValueError(f"{expected}, found a value of another kind ({error}); delete it to start afresh") \
             from error
-    return {(row["level"], row["regime"], row["seed"]): row for row in rows.to_dict("records")}
+    keys = rows.pop("settings")
+    return {(key, row["level"], row["regime"], row["seed"]): row
+            for key, row in zip(keys, rows.to_dict("records"))}
 
 
-def _start_journal(path: Path, key: str, rows: list[dict]) -> None:
-    """The journal anew, holding only ``rows`` (those kept under ``key``): written whole, then
-    renamed over the old one."""
-    if not rows:
+def _start_journal(path: Path, kept: dict[tuple, dict]) -> None:
+    """The journal anew, holding the ``kept`` rows (by key, level, regime, seed, as
+    ``_read_journal`` gives them; a line cut short is gone): written whole, then renamed over
+    the old one."""
+    if not kept:
         path.unlink(missing_ok=True)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     staged = path.with_name(path.name + ".tmp")
-    pd.DataFrame(rows).assign(settings=key).to_csv(staged, index=False)
+    pd.DataFrame([{**row, "settings": cell[0]} for cell, row in kept.items()]).to_csv(staged, index=False)
     staged.replace(path)
 
 
