@@ -161,9 +161,9 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
             tqdm.write(f"{journal}: {len(parts)} of {len(groups)} trainings read back (same settings); "
                        f"{len(trainings)} to run")
 
-    def finished(part: list[dict]) -> None:
-        if journal:
-            _append_journal(journal, keys[_datasets(domain, part[0])], part)
+    def finished(part: list[dict], training: tuple) -> None:
+        if journal:  # the training's datasets, as in groups: (dataset, ratio) pairs
+            _append_journal(journal, keys[tuple(training[2].items())], part)
         parts.append(part)
         bar.update(len(part))
 
@@ -172,14 +172,14 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
     if workers == 1 or len(trainings) < 2:
         samplers: dict = {}  # instruction embeddings computed once per mix, across seeds
         for training in trainings:
-            finished(train_and_evaluate(*training, samplers=samplers))
+            finished(train_and_evaluate(*training, samplers=samplers), training)
     else:
         with ProcessPoolExecutor(min(workers, len(trainings)),
                                  mp_context=multiprocessing.get_context("spawn")) as pool:
             try:
-                futures = [pool.submit(train_and_evaluate, *training) for training in trainings]
+                futures = {pool.submit(train_and_evaluate, *training): training for training in trainings}
                 for future in as_completed(futures):
-                    finished(future.result())
+                    finished(future.result(), futures[future])
             finally:
                 pool.shutdown(cancel_futures=True)
     bar.close()
@@ -187,11 +187,6 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
     results = pd.DataFrame([rows[cell] for cell in cells])  # in (level, regime, seed) order
     results.attrs["read_back"] = len(groups) - len(trainings)  # trainings whose rows came from the journal
     return results
-
-
-def _datasets(domain: str, row: dict) -> tuple:
-    """The (dataset, ratio) pairs a row's policy trained on, as ``groups`` keys them."""
-    return tuple(regime_datasets(domain, row["level"], row["regime"]).items())
 
 
 def _settings_key(domain: str, algo: str, steps: int, encoder, options: dict | None,
@@ -220,8 +215,7 @@ def _read_journal(path: Path) -> dict[tuple, dict]:
                          f"start afresh")
     rows = rows[list(JOURNAL_COLUMNS)].dropna()  # in the order the rows are appended
     try:  # as written, whatever a cut line held
-        rows = rows.astype({"seed": int, "episodes": int, "trains": bool, "success_rate": float,
-                            "settings": str})
+        rows = rows.astype({"seed": int, "episodes": int, "trains": bool, "success_rate": float})
     except (ValueError, TypeError) as error:
         raise ValueError(f"{expected}, found a value of another kind ({error}); delete it to start afresh") \
             from error
