@@ -717,11 +717,11 @@ def evaluate_regimes(
     levels: list[str] = typer.Option(None, "--level", help="Only this level (repeatable); default all."),
     regimes: list[str] = typer.Option(None, "--regime", help="Only this data regime: real, "
                                       "real+imaginary, real+verified or oracle (repeatable); default all."),
-    out: Path = typer.Option(Path("results"), help="Folder for the result files. While a domain runs, "
+    out: Path = typer.Option(Path("results"), help="Folder for the result files. "
                              "<domain>-<algo>.journal.csv there keeps each finished training's rows: run "
-                             "the same command again after a stop (or one asking for fewer levels or more "
-                             "seeds) and those are read back, not trained again (only with the same "
-                             "settings and datasets)."),
+                             "the same command again after a stop, or once finished with fewer levels or "
+                             "more seeds, and those are read back, not trained again (only with the same "
+                             "settings, datasets and package versions; delete it to train all again)."),
     workers: int = typer.Option(1, help="Processes training (and evaluating) the policies side by side, one "
                                 "per (datasets, seed); the same results whatever the number."),
 ) -> None:
@@ -785,8 +785,9 @@ def evaluate_regimes(
         except (ValueError, ImportError) as error:
             raise typer.BadParameter(str(error)) from error
         minutes = (time.perf_counter() - started) / 60
-        resumed = (f" (and {results.attrs['read_back']} trainings read back from the journal of a run "
-                   f"stopped before)") if results.attrs.get("read_back") else ""
+        read_back = results.attrs.get("read_back", 0)
+        resumed = (f" (and {read_back} training{'s' if read_back > 1 else ''} read back from the journal of "
+                   f"an earlier run)") if read_back else ""
         options = f", dropout {dropout:g}" if dropout else ""
         options += ", states standardized" if normalize else ""
         options += ", history columns left out" if not history else ""
@@ -806,7 +807,6 @@ def evaluate_regimes(
                               f"comparison took {minutes:.1f} minutes on {os.cpu_count()} CPU cores"
                               f"{f' ({workers} workers)' if workers > 1 else ''}{resumed}, "
                               f"{time.strftime('%Y-%m-%d')}.")
-        journal.unlink(missing_ok=True)  # its rows are in the results now
         console.print(markdown_table(summary(results)))
         versus = against_real.against_real(results)
         if not versus.empty:

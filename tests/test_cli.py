@@ -442,7 +442,16 @@ def test_evaluate_runs_only_the_regimes_asked_for(train_set, tmp_path):
     rows = pd.read_csv(out / "clevr-bc.csv")
     assert rows[["level", "regime", "seed"]].values.tolist() == [["easy", "oracle", 0]]
     written = sorted(path.name for path in out.iterdir())
-    assert written == ["clevr-bc.csv", "clevr-bc.md", "clevr-bc.png"]  # and no journal left
+    assert written == ["clevr-bc.csv", "clevr-bc.journal.csv", "clevr-bc.md", "clevr-bc.png"]
+    # the finished run's journal kept: the same command with more seeds trains the new seed only
+    more = CliRunner().invoke(app, ["evaluate", "--domain", "clevr", "--level", "easy", "--regime", "oracle",
+                                    "--seeds", "2", "--steps", "20", "--out", str(out)])
+    assert more.exit_code == 0, more.output
+    assert "1 of 2 trainings read back" in more.output
+    note = (out / "clevr-bc.md").read_text()
+    assert "(and 1 training read back from the journal of an earlier run)" in note
+    extended = pd.read_csv(out / "clevr-bc.csv")
+    assert extended["seed"].tolist() == [0, 1] and extended.iloc[:1].equals(rows)
 
 
 @pytest.mark.parametrize("command, option", [

@@ -41,15 +41,19 @@ settings and the datasets it trains on. Run again with the same journal and sett
 whose rows it holds are not run again, so a killed run goes on where it stopped, to the rows it
 would have given in one go (each training seeds itself); as the key is the training's, not the
 comparison's, a run asking for fewer or more levels or seeds reads back every training they
-share. Rows under another key are ignored (and kept: the command deletes the journal once its
-comparison is written).
+share. Rows under another key are ignored, and kept. The journal outlives its comparison, so a
+finished run asked again for more seeds trains only the new ones; the key holds the versions of
+this package, torch and d3rlpy, but not the code of a checkout changed in between: delete the
+journal to train everything again.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import multiprocessing
+import os
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -57,6 +61,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm.auto import tqdm
 
+from ..core import orphans
 from ..core.task import LEVELS
 from ..datasets.read import local_ids, read_card
 from ..domains import get_domain
@@ -158,8 +163,8 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
     if journal:  # every whole row kept, under any key: another run may ask for it again
         _start_journal(journal, kept)
         if parts and progress:
-            tqdm.write(f"{journal}: {len(parts)} of {len(groups)} trainings read back (same settings); "
-                       f"{len(trainings)} to run")
+            tqdm.write(f"{journal}: {len(parts)} of {len(groups)} trainings read back (same settings and "
+                       f"datasets; delete it to train them again); {len(trainings)} to run")
 
     def finished(part: list[dict], training: tuple) -> None:
         if journal:  # the training's datasets, as in groups: (dataset, ratio) pairs
@@ -174,8 +179,7 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
         for training in trainings:
             finished(train_and_evaluate(*training, samplers=samplers), training)
     else:
-        with ProcessPoolExecutor(min(workers, len(trainings)),
-                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+        with training_pool(min(workers, len(trainings))) as pool:
             try:
                 futures = {pool.submit(train_and_evaluate, *training): training for training in trainings}
                 for future in as_completed(futures):
@@ -189,14 +193,31 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
     return results
 
 
+def training_pool(workers: int) -> ProcessPoolExecutor:
+    """``workers`` spawned processes, each ending itself once this process is gone (one killed by
+    a signal cannot end its pool: core/orphans.py)."""
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=orphans.exit_with_parent, initargs=(os.getpid(),))
+
+
 def _settings_key(domain: str, algo: str, steps: int, encoder, options: dict | None,
                   datasets: dict[str, float]) -> str:
     """What makes a training's rows what they are, whichever comparison runs it: the settings,
-    and the checksums and ratios of the datasets it trains on (a rebuilt dataset is other data)."""
+    the versions of what trains, and the checksums and ratios of the datasets it trains on (a
+    rebuilt dataset is other data)."""
+    packages = ("imaginebench-data", "torch") + (() if algo == "bc" else ("d3rlpy",))
+    versions = {package: _version(package) for package in packages}
     settings = {"domain": domain, "algo": algo, "steps": steps, "encoder": str(encoder),
-                "options": options or {},
+                "options": options or {}, "versions": versions,
                 "datasets": {i: [read_card(i).checksum, ratio] for i, ratio in sorted(datasets.items())}}
     return hashlib.sha256(json.dumps(settings, sort_keys=True, default=repr).encode()).hexdigest()[:16]
+
+
+def _version(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:  # not installed (run from a source tree)
+        return None
 
 
 def _read_journal(path: Path) -> dict[tuple, dict]:

@@ -27,7 +27,7 @@ import socket
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..core import interrupt
+from ..core import interrupt, orphans
 from ..imagine.numerics import PORTABLE_ENV
 
 EXECUTORS = ("local", "ray")
@@ -66,12 +66,14 @@ class LocalPool:
         pass
 
 
-def _init_forked_worker(initializer: Callable[..., None], args: tuple) -> None:
+def _init_forked_worker(parent: int, initializer: Callable[..., None], args: tuple) -> None:
     # Ctrl-C reaches the whole process group: the main process stops the build (and the pool
     # with it); workers ignore it rather than each printing a traceback. SIGINT is blocked
-    # while they are forked (see _forked_pool), so none can arrive before this line.
+    # while they are forked (see _forked_pool), so none can arrive before this line. A main
+    # process killed otherwise cannot end the pool: each worker ends itself (core/orphans.py).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    orphans.exit_with_parent(parent)
     initializer(*args)
 
 
@@ -90,7 +92,8 @@ def _forked_pool(workers: int, initializer: Callable[..., None],
         with interrupt.deferred():  # a Ctrl-C held back is raised on leaving this block
             blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
             try:
-                pool = context.Pool(workers, initializer=_init_forked_worker, initargs=(initializer, args))
+                pool = context.Pool(workers, initializer=_init_forked_worker,
+                                    initargs=(os.getpid(), initializer, args))
             finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         yield pool
