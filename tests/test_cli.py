@@ -454,6 +454,34 @@ def test_evaluate_runs_only_the_regimes_asked_for(train_set, tmp_path):
     assert extended["seed"].tolist() == [0, 1] and extended.iloc[:1].equals(rows)
 
 
+def test_an_interrupted_evaluate_says_where_its_finished_trainings_are(train_set, tmp_path, monkeypatch):
+    """Ctrl-C (injected at the second training) is one line naming the journal, which holds the
+    first training's row; the same command then trains the second only."""
+    import pandas as pd
+
+    from imaginebench_data.baselines import compare
+
+    out, run, calls = tmp_path / "results", compare.train_and_evaluate, []
+
+    def ctrl_c_at_the_second(*args, **kwargs):
+        calls.append(args[3])  # the seed
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return run(*args, **kwargs)
+
+    monkeypatch.setattr(compare, "train_and_evaluate", ctrl_c_at_the_second)
+    args = ["evaluate", "--domain", "clevr", "--level", "train", "--seeds", "2", "--steps", "20",
+            "--out", str(out)]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "250"})
+    journal = out / "clevr-bc.journal.csv"
+    assert result.exit_code == 130 and "Traceback" not in result.output, result.output
+    assert f"interrupted: each training that finished is kept in {journal}; the same command goes on" in \
+        result.output
+    assert pd.read_csv(journal)["seed"].tolist() == [0]
+    again = CliRunner().invoke(app, args)
+    assert again.exit_code == 0 and calls == [0, 1, 1], again.output
+
+
 @pytest.mark.parametrize("command, option", [
     (["ground", "imaginebench/clevr-train-real-v0", "--batch-size", "-1"], "--batch-size"),
     (["ground", "imaginebench/clevr-train-real-v0", "--batch-size", "0"], "--batch-size"),

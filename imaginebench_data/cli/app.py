@@ -55,14 +55,14 @@ class _App(typer.Typer):
             def answered(*a, **k):
                 try:
                     return function(*a, **k)
-                except KeyboardInterrupt:
+                except KeyboardInterrupt as error:  # a command may say what it kept: KeyboardInterrupt(text)
                     from ..core import interrupt
 
                     interrupt.clear()
                     if _options["debug"]:
                         raise
-                    err_console.print("interrupted: nothing half-written was left; existing datasets are "
-                                      "as they were", highlight=False, soft_wrap=True)
+                    kept = str(error) or "nothing half-written was left; existing datasets are as they were"
+                    err_console.print(f"interrupted: {escape(kept)}", highlight=False, soft_wrap=True)
                     raise typer.Exit(130) from None
                 except USER_ERRORS as error:
                     if _options["debug"]:

@@ -130,6 +130,9 @@ def evaluate_regimes(
                               workers=workers, journal=journal)
         except (ValueError, ImportError) as error:
             raise typer.BadParameter(str(error)) from error
+        except KeyboardInterrupt:
+            raise KeyboardInterrupt(f"each training that finished is kept in {journal}; the same command "
+                                    f"goes on from there") from None
         minutes = (time.perf_counter() - started) / 60
         read_back = results.attrs.get("read_back", 0)
         resumed = (f" (and {read_back} training{'s' if read_back > 1 else ''} read back from the journal of "
