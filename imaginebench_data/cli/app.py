@@ -165,5 +165,3 @@ def choose_numerics(option: str, recipes: list) -> None:
 
 def pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.2f}%"
-
-
