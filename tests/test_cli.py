@@ -2,6 +2,8 @@
 
 import json
 import os
+import signal
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -297,9 +299,13 @@ def test_a_mistyped_option_gets_a_did_you_mean(minari_root):
     assert result.exit_code == 2 and "--force" in result.output
 
 
-def test_ctrl_c_stops_the_workers_removes_staging_and_prints_one_line(minari_root, tmp_path):
-    import os
-    import signal
+# how a build or a comparison is stopped: a terminal's Ctrl-C reaches the whole process group,
+# ``kill`` (a batch scheduler's time limit) the main process alone; each exits 128 + the signal
+STOPS = {"ctrl-c": (os.killpg, signal.SIGINT), "sigterm": (os.kill, signal.SIGTERM)}
+
+
+@pytest.mark.parametrize("stop", STOPS)
+def test_ctrl_c_stops_the_workers_removes_staging_and_prints_one_line(minari_root, tmp_path, stop):
     import subprocess
     import sys
     import time
@@ -316,7 +322,8 @@ def test_ctrl_c_stops_the_workers_removes_staging_and_prints_one_line(minari_roo
     while not list(minari_root.glob(".imaginebench-staging-*")):  # the build is under way
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
         time.sleep(0.05)
-    os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+    send, signum = STOPS[stop]
+    send(process.pid, signum)
     try:
         out, err = process.communicate(timeout=120)
     except subprocess.TimeoutExpired:
@@ -326,9 +333,9 @@ def test_ctrl_c_stops_the_workers_removes_staging_and_prints_one_line(minari_roo
         time.sleep(2)
         os.killpg(process.pid, signal.SIGKILL)
         out, err = process.communicate()
-        pytest.fail(f"the build did not stop within 120 s of Ctrl-C; its process group:\n{group}\n"
+        pytest.fail(f"the build did not stop within 120 s of {stop}; its process group:\n{group}\n"
                     f"its stderr:\n{err[-6000:]}")
-    assert process.returncode == 130, out + err
+    assert process.returncode == 128 + signum, out + err
     assert "Traceback" not in out + err and "KeyboardInterrupt" not in out + err
     assert sum("interrupted" in line for line in err.splitlines()) == 1  # one line, no worker tracebacks
     time.sleep(0.5)
@@ -480,6 +487,60 @@ def test_an_interrupted_evaluate_says_where_its_finished_trainings_are(train_set
     assert pd.read_csv(journal)["seed"].tolist() == [0]
     again = CliRunner().invoke(app, args)
     assert again.exit_code == 0 and calls == [0, 1, 1], again.output
+
+
+def _children(pid: int) -> list[str]:
+    """The command lines of the child processes of ``pid``."""
+    import subprocess
+
+    listing = subprocess.run(["ps", "-o", "args=", "--ppid", str(pid)], capture_output=True, text=True)
+    return listing.stdout.splitlines()
+
+
+def _group(pgid: int) -> str:
+    """``ps``'s lines for the live processes of a process group (zombies left out)."""
+    import subprocess
+
+    listing = subprocess.run(["ps", "-o", "pid=,stat=,args=", "-g", str(pgid)], capture_output=True,
+                             text=True)
+    return "\n".join(line for line in listing.stdout.splitlines() if line.split()[1][0] != "Z")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="lists processes with Linux's ps")
+@pytest.mark.parametrize("stop", STOPS)
+def test_an_evaluate_on_two_workers_stops_at_once(train_set, minari_root, tmp_path, stop):
+    """Stopped once its two workers are started, with four trainings submitted, ``evaluate
+    --workers 2`` ends its workers, says in one line where its finished trainings are, and exits
+    128 + the signal, within seconds: it waits for no training (before, Ctrl-C let each worker
+    take up a queued training, a worker stopped while starting printed a traceback, and SIGTERM
+    ended the main process without a word)."""
+    import subprocess
+
+    out = tmp_path / "results"
+    command = [str(Path(sys.executable).with_name("imaginebench")), "evaluate", "--domain", "clevr",
+               "--level", "train", "--seeds", "4", "--steps", "1000000", "--workers", "2", "--out", str(out)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True, env={**os.environ, "COLUMNS": "250"})
+    try:
+        deadline = time.monotonic() + 120
+        while sum("multiprocessing.spawn" in line for line in _children(process.pid)) < 2:
+            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+            time.sleep(0.1)
+        send, signum = STOPS[stop]
+        send(process.pid, signum)
+        out_text, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 128 + signum, out_text + err
+    assert "Traceback" not in out_text + err and "KeyboardInterrupt" not in out_text + err, err
+    journal = out / "clevr-bc.journal.csv"
+    lines = [line for line in err.splitlines() if "interrupted" in line]
+    assert lines == [f"interrupted: each training that finished is kept in {journal}; the same command goes "
+                     "on from there"], err
+    assert "leaked" not in err  # the pool was shut down, not left to the resource tracker
+    time.sleep(0.5)
+    assert not _group(process.pid)  # no worker outlives the command
 
 
 @pytest.mark.parametrize("command, option", [

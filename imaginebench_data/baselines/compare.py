@@ -55,13 +55,14 @@ import json
 import multiprocessing
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import pandas as pd
 from tqdm.auto import tqdm
 
-from ..core import orphans
+from ..core import interrupt, orphans
 from ..core.task import LEVELS
 from ..datasets.read import local_ids, read_card
 from ..domains import get_domain
@@ -172,32 +173,57 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
         parts.append(part)
         bar.update(len(part))
 
-    bar = tqdm(total=len(cells), initial=sum(map(len, parts)), desc=f"{algo} regimes on {domain}",
-               disable=not progress)
-    if workers == 1 or len(trainings) < 2:
-        samplers: dict = {}  # instruction embeddings computed once per mix, across seeds
-        for training in trainings:
-            finished(train_and_evaluate(*training, samplers=samplers), training)
-    else:
-        with training_pool(min(workers, len(trainings))) as pool:
-            try:
-                futures = {pool.submit(train_and_evaluate, *training): training for training in trainings}
-                for future in as_completed(futures):
-                    finished(future.result(), futures[future])
-            finally:
-                pool.shutdown(cancel_futures=True)
-    bar.close()
+    with tqdm(total=len(cells), initial=sum(map(len, parts)), desc=f"{algo} regimes on {domain}",
+              disable=not progress) as bar:  # closed, its line ended, before an error's or interrupt's line
+        if workers == 1 or len(trainings) < 2:
+            samplers: dict = {}  # instruction embeddings computed once per mix, across seeds
+            for training in trainings:
+                finished(train_and_evaluate(*training, samplers=samplers), training)
+        else:
+            _train_in_pool(trainings, workers, finished)
     rows = {(row["level"], row["regime"], row["seed"]): row for part in parts for row in part}
     results = pd.DataFrame([rows[cell] for cell in cells])  # in (level, regime, seed) order
     results.attrs["read_back"] = len(groups) - len(trainings)  # trainings whose rows came from the journal
     return results
 
 
+def _train_in_pool(trainings: list[tuple], workers: int,
+                   finished: Callable[[list[dict], tuple], None]) -> None:
+    """Every training on a pool of ``workers`` processes, ``finished(rows, training)`` called as
+    each ends."""
+    with training_pool(min(workers, len(trainings))) as pool:
+        try:
+            with interrupt.starting_workers():  # the pool spawns its workers as jobs are submitted
+                futures = {pool.submit(train_and_evaluate, *training): training for training in trainings}
+            for future in as_completed(futures):
+                finished(future.result(), futures[future])
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM (core/interrupt.py): no training is waited for
+            end_workers()
+            raise
+        finally:
+            pool.shutdown(cancel_futures=True)
+
+
 def training_pool(workers: int) -> ProcessPoolExecutor:
     """``workers`` spawned processes, each ending itself once this process is gone (one killed by
-    a signal cannot end its pool: core/orphans.py)."""
+    a signal cannot end its pool: core/orphans.py). They ignore Ctrl-C (``interrupt.in_worker``;
+    submit jobs under ``interrupt.starting_workers``, as the pool spawns them then): the main
+    process, which the same Ctrl-C interrupts, ends them (``end_workers``). Left to stop on their
+    own, each would return its interrupted training as an error and take up the next one already
+    queued, which ``cancel_futures`` cannot take back, and an idle one would print a traceback."""
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=orphans.exit_with_parent, initargs=(os.getpid(),))
+                               initializer=_init_training_worker, initargs=(os.getpid(),))
+
+
+def _init_training_worker(parent: int) -> None:
+    interrupt.in_worker()
+    orphans.exit_with_parent(parent)
+
+
+def end_workers() -> None:
+    """Terminate this process's pool workers now (SIGTERM; their trainings' rows are not wanted)."""
+    for worker in multiprocessing.active_children():
+        worker.terminate()
 
 
 def _settings_key(domain: str, algo: str, steps: int, encoder, options: dict | None,

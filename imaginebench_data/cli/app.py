@@ -63,7 +63,7 @@ class _App(typer.Typer):
                         raise
                     kept = str(error) or "nothing half-written was left; existing datasets are as they were"
                     err_console.print(f"interrupted: {escape(kept)}", highlight=False, soft_wrap=True)
-                    raise typer.Exit(130) from None
+                    raise typer.Exit(interrupt.exit_code()) from None
                 except USER_ERRORS as error:
                     if _options["debug"]:
                         raise

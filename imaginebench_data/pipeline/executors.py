@@ -22,7 +22,6 @@ import logging
 import multiprocessing
 import multiprocessing.pool
 import os
-import signal
 import socket
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -67,12 +66,9 @@ class LocalPool:
 
 
 def _init_forked_worker(parent: int, initializer: Callable[..., None], args: tuple) -> None:
-    # Ctrl-C reaches the whole process group: the main process stops the build (and the pool
-    # with it); workers ignore it rather than each printing a traceback. SIGINT is blocked
-    # while they are forked (see _forked_pool), so none can arrive before this line. A main
-    # process killed otherwise cannot end the pool: each worker ends itself (core/orphans.py).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    # Ctrl-C stops the build in the main process, which ends the pool; a main process killed
+    # with SIGKILL cannot end it: each worker then ends itself (core/orphans.py).
+    interrupt.in_worker()
     orphans.exit_with_parent(parent)
     initializer(*args)
 
@@ -80,22 +76,15 @@ def _init_forked_worker(parent: int, initializer: Callable[..., None], args: tup
 @contextlib.contextmanager
 def _forked_pool(workers: int, initializer: Callable[..., None],
                  args: tuple) -> Iterator[multiprocessing.pool.Pool]:
-    """``workers`` forked processes, each set up by ``initializer(*args)``, terminated on exit.
-
-    A Ctrl-C while the pool starts is held back until it is whole: one that interrupted
-    ``Pool()`` half-way would leave workers, and a thread that forks new ones, that nothing
-    terminates. The workers are forked with SIGINT blocked (they inherit the mask), so none
-    can stop before it is ignored there."""
+    """``workers`` forked processes, each set up by ``initializer(*args)``, terminated on exit
+    (started under ``interrupt.starting_workers``: a Ctrl-C that interrupted ``Pool()`` half-way
+    would leave workers, and a thread that forks new ones, that nothing terminates)."""
     context = multiprocessing.get_context("fork")
     pool = None
     try:
-        with interrupt.deferred():  # a Ctrl-C held back is raised on leaving this block
-            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-            try:
-                pool = context.Pool(workers, initializer=_init_forked_worker,
-                                    initargs=(os.getpid(), initializer, args))
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        with interrupt.starting_workers():  # a Ctrl-C held back is raised on leaving this block
+            pool = context.Pool(workers, initializer=_init_forked_worker,
+                                initargs=(os.getpid(), initializer, args))
         yield pool
     finally:
         if pool is not None:
