@@ -2,7 +2,6 @@
 
 import json
 import os
-import signal
 import sys
 import time
 import warnings
@@ -121,7 +120,6 @@ def _edit_stored(minari_root, dataset_id: str, key: str, edit) -> None:
 def test_verify_passes_a_fresh_build_and_names_what_was_tampered_with(built, minari_root):
     import os
     import subprocess
-    import sys
     from pathlib import Path
 
     command = [str(Path(sys.executable).with_name("imaginebench")), "verify"]
@@ -299,52 +297,6 @@ def test_a_mistyped_option_gets_a_did_you_mean(minari_root):
     assert result.exit_code == 2 and "--force" in result.output
 
 
-# how a build or a comparison is stopped: a terminal's Ctrl-C reaches the whole process group,
-# ``kill`` (a batch scheduler's time limit) the main process alone; each exits 128 + the signal
-STOPS = {"ctrl-c": (os.killpg, signal.SIGINT), "sigterm": (os.kill, signal.SIGTERM)}
-
-
-@pytest.mark.parametrize("stop", STOPS)
-def test_ctrl_c_stops_the_workers_removes_staging_and_prints_one_line(minari_root, tmp_path, stop):
-    import subprocess
-    import sys
-    import time
-    from pathlib import Path
-
-    command = [str(Path(sys.executable).with_name("imaginebench")), "build",
-               "imaginebench/clevr-train-real-v0", "--episodes", "2000", "--workers", "2",
-               "--cards-dir", str(tmp_path / "cards")]
-    # PYTHONFAULTHANDLER: should the build hang, SIGABRT makes it print where each thread is
-    env = {**os.environ, "MINARI_DATASETS_PATH": str(minari_root), "PYTHONFAULTHANDLER": "1"}
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True, env=env)
-    deadline = time.monotonic() + 120
-    while not list(minari_root.glob(".imaginebench-staging-*")):  # the build is under way
-        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
-        time.sleep(0.05)
-    send, signum = STOPS[stop]
-    send(process.pid, signum)
-    try:
-        out, err = process.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        group = subprocess.run(["ps", "-o", "pid,stat,args", "-g", str(process.pid)], capture_output=True,
-                               text=True).stdout
-        os.kill(process.pid, signal.SIGABRT)
-        time.sleep(2)
-        os.killpg(process.pid, signal.SIGKILL)
-        out, err = process.communicate()
-        pytest.fail(f"the build did not stop within 120 s of {stop}; its process group:\n{group}\n"
-                    f"its stderr:\n{err[-6000:]}")
-    assert process.returncode == 128 + signum, out + err
-    assert "Traceback" not in out + err and "KeyboardInterrupt" not in out + err
-    assert sum("interrupted" in line for line in err.splitlines()) == 1  # one line, no worker tracebacks
-    time.sleep(0.5)
-    with pytest.raises(ProcessLookupError):  # no worker of the pool outlives the build
-        os.killpg(process.pid, 0)
-    assert not list(minari_root.glob(".imaginebench-staging-*"))  # staging removed
-    assert not (minari_root / "imaginebench" / "clevr-train-real-v0").exists()
-
-
 def test_another_packages_datasets_in_the_minari_folder_are_skipped_with_a_note(built, minari_root):
     import gymnasium as gym
     import minari
@@ -375,23 +327,6 @@ def test_every_command_shows_an_example_in_its_help(command):
     result = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "200"})
     assert result.exit_code == 0 and "Examples:" in result.output
     assert f"imaginebench {command}" in result.output
-
-
-def test_a_ctrl_c_dropped_on_the_way_still_stops_the_build_at_the_next_episode(minari_root, tmp_path):
-    """A KeyboardInterrupt raised inside a destructor is printed and dropped by Python; the
-    request it carried is kept and the writer raises it again between episodes."""
-    from imaginebench_data.core import interrupt
-    from imaginebench_data.pipeline.build import build
-
-    interrupt._requested.set()  # as the handler leaves it when its exception was swallowed
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            build(HARD, episodes=3, workers=1, cards_dir=tmp_path / "cards", progress=False)
-    finally:
-        interrupt.clear()
-    assert not list(minari_root.glob(".imaginebench-staging-*"))
-    assert not (minari_root / HARD).exists()
-    assert build(HARD, episodes=2, workers=1, cards_dir=tmp_path / "cards", progress=False).card.episodes == 2
 
 
 def test_build_says_whether_the_checksum_equals_the_committed_cards(minari_root, tmp_path):
@@ -459,88 +394,6 @@ def test_evaluate_runs_only_the_regimes_asked_for(train_set, tmp_path):
     assert "(and 1 training read back from the journal of an earlier run)" in note
     extended = pd.read_csv(out / "clevr-bc.csv")
     assert extended["seed"].tolist() == [0, 1] and extended.iloc[:1].equals(rows)
-
-
-def test_an_interrupted_evaluate_says_where_its_finished_trainings_are(train_set, tmp_path, monkeypatch):
-    """Ctrl-C (injected at the second training) is one line naming the journal, which holds the
-    first training's row; the same command then trains the second only."""
-    import pandas as pd
-
-    from imaginebench_data.baselines import compare
-
-    out, run, calls = tmp_path / "results", compare.train_and_evaluate, []
-
-    def ctrl_c_at_the_second(*args, **kwargs):
-        calls.append(args[3])  # the seed
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return run(*args, **kwargs)
-
-    monkeypatch.setattr(compare, "train_and_evaluate", ctrl_c_at_the_second)
-    args = ["evaluate", "--domain", "clevr", "--level", "train", "--seeds", "2", "--steps", "20",
-            "--out", str(out)]
-    result = CliRunner().invoke(app, args, env={"COLUMNS": "250"})
-    journal = out / "clevr-bc.journal.csv"
-    assert result.exit_code == 130 and "Traceback" not in result.output, result.output
-    assert f"interrupted: each training that finished is kept in {journal}; the same command goes on" in \
-        result.output
-    assert pd.read_csv(journal)["seed"].tolist() == [0]
-    again = CliRunner().invoke(app, args)
-    assert again.exit_code == 0 and calls == [0, 1, 1], again.output
-
-
-def _children(pid: int) -> list[str]:
-    """The command lines of the child processes of ``pid``."""
-    import subprocess
-
-    listing = subprocess.run(["ps", "-o", "args=", "--ppid", str(pid)], capture_output=True, text=True)
-    return listing.stdout.splitlines()
-
-
-def _group(pgid: int) -> str:
-    """``ps``'s lines for the live processes of a process group (zombies left out)."""
-    import subprocess
-
-    listing = subprocess.run(["ps", "-o", "pid=,stat=,args=", "-g", str(pgid)], capture_output=True,
-                             text=True)
-    return "\n".join(line for line in listing.stdout.splitlines() if line.split()[1][0] != "Z")
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="lists processes with Linux's ps")
-@pytest.mark.parametrize("stop", STOPS)
-def test_an_evaluate_on_two_workers_stops_at_once(train_set, minari_root, tmp_path, stop):
-    """Stopped once its two workers are started, with four trainings submitted, ``evaluate
-    --workers 2`` ends its workers, says in one line where its finished trainings are, and exits
-    128 + the signal, within seconds: it waits for no training (before, Ctrl-C let each worker
-    take up a queued training, a worker stopped while starting printed a traceback, and SIGTERM
-    ended the main process without a word)."""
-    import subprocess
-
-    out = tmp_path / "results"
-    command = [str(Path(sys.executable).with_name("imaginebench")), "evaluate", "--domain", "clevr",
-               "--level", "train", "--seeds", "4", "--steps", "1000000", "--workers", "2", "--out", str(out)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True, env={**os.environ, "COLUMNS": "250"})
-    try:
-        deadline = time.monotonic() + 120
-        while sum("multiprocessing.spawn" in line for line in _children(process.pid)) < 2:
-            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
-            time.sleep(0.1)
-        send, signum = STOPS[stop]
-        send(process.pid, signum)
-        out_text, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-    assert process.returncode == 128 + signum, out_text + err
-    assert "Traceback" not in out_text + err and "KeyboardInterrupt" not in out_text + err, err
-    journal = out / "clevr-bc.journal.csv"
-    lines = [line for line in err.splitlines() if "interrupted" in line]
-    assert lines == [f"interrupted: each training that finished is kept in {journal}; the same command goes "
-                     "on from there"], err
-    assert "leaked" not in err  # the pool was shut down, not left to the resource tracker
-    time.sleep(0.5)
-    assert not _group(process.pid)  # no worker outlives the command
 
 
 @pytest.mark.parametrize("command, option", [
@@ -705,7 +558,6 @@ def test_a_mistake_in_the_command_line_is_one_line_as_the_console_script_runs(mi
     usage box took five lines)."""
     import os
     import subprocess
-    import sys
     from pathlib import Path
 
     script = str(Path(sys.executable).with_name("imaginebench"))
@@ -725,7 +577,6 @@ def test_help_into_a_pipe_closed_early_ends_without_a_traceback(minari_root):
     ``except`` that named Click's Abort raised an AttributeError over rich's broken-pipe exit."""
     import os
     import subprocess
-    import sys
     from pathlib import Path
 
     script = str(Path(sys.executable).with_name("imaginebench"))
