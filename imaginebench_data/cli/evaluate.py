@@ -131,8 +131,9 @@ def evaluate_regimes(
         except (ValueError, ImportError) as error:
             raise typer.BadParameter(str(error)) from error
         except KeyboardInterrupt:
-            raise KeyboardInterrupt(f"each training that finished is kept in {journal}; the same command "
-                                    f"goes on from there") from None
+            kept = (f"each training that finished is kept in {journal}; the same command goes on from there"
+                    if journal.exists() else f"no training of {domain} had finished, so none is kept")
+            raise KeyboardInterrupt(kept) from None
         minutes = (time.perf_counter() - started) / 60
         read_back = results.attrs.get("read_back", 0)
         resumed = (f" (and {read_back} training{'s' if read_back > 1 else ''} read back from the journal of "
