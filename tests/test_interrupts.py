@@ -36,8 +36,7 @@ def test_a_stopped_build_ends_its_workers_removes_staging_and_prints_one_line(mi
     try:
         out, err = process.communicate(timeout=120)
     except subprocess.TimeoutExpired:
-        group = subprocess.run(["ps", "-o", "pid,stat,args", "-g", str(process.pid)], capture_output=True,
-                               text=True).stdout
+        group = _group(process.pid)
         os.kill(process.pid, signal.SIGABRT)
         time.sleep(2)
         os.killpg(process.pid, signal.SIGKILL)
