@@ -66,6 +66,14 @@ ARMS = {
         # one-step rollouts (Meta-World's lever) on top, short sequences batched apart
         "copies-one-step": {**CLEVR_BUILDS, "steps_per_episode": 8, "short_apart": True},
         "copies-one-step-24": {**CLEVR_BUILDS, "steps_per_episode": 24, "short_apart": True},
+        # the action loss counted twice / four times in the sum minimised (the policy is what
+        # lags: docs/experiments.md, "CLEVR: the model as a policy")
+        # the demo builds' setting since 2026-12-03 (AdamW's fused step), and on top of it the
+        # action loss counted twice / four times in the sum minimised (the policy is what lags:
+        # docs/experiments.md, "CLEVR: the model as a policy")
+        "builds-fused": {**CLEVR_BUILDS, "fused_adam": True},
+        "fused-aw2": {**CLEVR_BUILDS, "fused_adam": True, "action_weight": 2.0},
+        "fused-aw4": {**CLEVR_BUILDS, "fused_adam": True, "action_weight": 4.0},
     },
 }
 CLOSED_LOOP = {"clevr"}  # domains whose simulator can take the model's actions here (numpy only)

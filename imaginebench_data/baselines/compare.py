@@ -62,7 +62,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm.auto import tqdm
 
-from ..core import interrupt, orphans
+from ..core import interrupt
 from ..core.task import LEVELS
 from ..datasets.read import local_ids, read_card
 from ..domains import get_domain
@@ -206,18 +206,13 @@ def _train_in_pool(trainings: list[tuple], workers: int,
 
 def training_pool(workers: int) -> ProcessPoolExecutor:
     """``workers`` spawned processes, each ending itself once this process is gone (one killed by
-    a signal cannot end its pool: core/orphans.py). They ignore Ctrl-C (``interrupt.in_worker``;
+    a signal cannot end its pool: core/orphans.py). They ignore Ctrl-C (``interrupt.pool_worker``;
     submit jobs under ``interrupt.starting_workers``, as the pool spawns them then): the main
     process, which the same Ctrl-C interrupts, ends them (``end_workers``). Left to stop on their
     own, each would return its interrupted training as an error and take up the next one already
     queued, which ``cancel_futures`` cannot take back, and an idle one would print a traceback."""
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_init_training_worker, initargs=(os.getpid(),))
-
-
-def _init_training_worker(parent: int) -> None:
-    interrupt.in_worker()
-    orphans.exit_with_parent(parent)
+                               initializer=interrupt.pool_worker, initargs=(os.getpid(),))
 
 
 def end_workers() -> None:

@@ -18,6 +18,8 @@ import signal
 import threading
 from collections.abc import Iterator
 
+from . import orphans
+
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _requested = threading.Event()
 _received = [signal.SIGINT]  # the signal of the last request
@@ -102,3 +104,10 @@ def in_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, set(SIGNALS))
+
+
+def pool_worker(parent: int) -> None:
+    """A pool worker's start, first in its initializer: ``in_worker``'s handlers, and a watch that
+    ends it once ``parent``, the process that started the pool, is gone (``orphans``)."""
+    in_worker()
+    orphans.exit_with_parent(parent)

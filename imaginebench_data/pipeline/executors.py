@@ -26,7 +26,7 @@ import socket
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..core import interrupt, orphans
+from ..core import interrupt
 from ..imagine.numerics import PORTABLE_ENV
 
 EXECUTORS = ("local", "ray")
@@ -68,8 +68,7 @@ class LocalPool:
 def _init_forked_worker(parent: int, initializer: Callable[..., None], args: tuple) -> None:
     # Ctrl-C stops the build in the main process, which ends the pool; a main process killed
     # with SIGKILL cannot end it: each worker then ends itself (core/orphans.py).
-    interrupt.in_worker()
-    orphans.exit_with_parent(parent)
+    interrupt.pool_worker(parent)
     initializer(*args)
 
 
