@@ -9,8 +9,10 @@ import pytest
 d3rlpy = pytest.importorskip("d3rlpy")
 
 from minari.data_collector import EpisodeBuffer  # noqa: E402
+from test_loader import write_dataset  # noqa: E402
 
 from imaginebench_data.adapters.d3rlpy import to_d3rlpy  # noqa: E402
+from imaginebench_data.loader import load  # noqa: E402
 from imaginebench_data.pipeline.build import build  # noqa: E402
 
 TRAIN = "imaginebench/clevr-train-real-v0"
@@ -40,6 +42,29 @@ def test_our_episodes_keep_each_observation_on_its_step(minari_root, tmp_path):
             logger_adapter=d3rlpy.logging.NoopAdapterFactory())
     chosen = cql.predict(dataset.episodes[0].observations[:4])
     assert chosen.shape == (4,) and ((0 <= chosen) & (chosen < 40)).all()
+
+
+def test_every_transition_reaches_d3rlpy_truncated_episodes_included(minari_root):
+    """A truncated episode's last transition, and a truncated episode of one step, are trained on
+    (d3rlpy counts a timeout episode's rows less one as its transitions)."""
+    episodes = [(1, False, "Push the red ball."), (3, True, "Move the blue ball."),
+                (2, False, "Push the red ball."), (1, True, "Get the green ball.")]
+    write_dataset(TRAIN, episodes)
+    rows = load(TRAIN)
+    dataset = to_d3rlpy(rows, encoder=None)
+    picker = d3rlpy.dataset.BasicTransitionPicker()
+    picked = [picker(episode, i) for episode in dataset.episodes for i in range(episode.transition_count)]
+    assert len(dataset.episodes) == 4
+    assert dataset.transition_count == len(picked) == len(rows) == 7
+    np.testing.assert_array_equal([p.observation for p in picked], rows.observations)
+    np.testing.assert_array_equal([p.action[0] for p in picked], rows.actions)
+    np.testing.assert_array_equal([p.reward[0] for p in picked], rows.rewards)
+    np.testing.assert_array_equal([bool(p.terminal) for p in picked], rows.terminals)
+    going_on = ~rows.terminals  # a terminal transition's next observation is d3rlpy's zeros
+    np.testing.assert_array_equal(np.array([p.next_observation for p in picked])[going_on],
+                                  rows.next_observations[going_on])
+    drawn = {tuple(dataset.sample_transition().observation[:2]) for _ in range(400)}
+    assert drawn == {tuple(row) for row in rows.observations[:, :2]}
 
 
 def test_d3rlpy_get_minari_shifts_every_later_episode(minari_root):

@@ -62,6 +62,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm.auto import tqdm
 
+from ..adapters.d3rlpy import ROWS_VERSION
 from ..core import interrupt
 from ..core.task import LEVELS
 from ..datasets.read import local_ids, read_card
@@ -228,6 +229,8 @@ def _settings_key(domain: str, algo: str, steps: int, encoder, options: dict | N
     rebuilt dataset is other data)."""
     packages = ("imaginebench-data", "torch") + (() if algo == "bc" else ("d3rlpy",))
     versions = {package: _version(package) for package in packages}
+    if algo != "bc":  # what the d3rlpy learners are given
+        versions["to_d3rlpy rows"] = ROWS_VERSION
     settings = {"domain": domain, "algo": algo, "steps": steps, "encoder": str(encoder),
                 "options": options or {}, "versions": versions,
                 "datasets": {i: [read_card(i).checksum, ratio] for i, ratio in sorted(datasets.items())}}
