@@ -80,9 +80,9 @@ DOMAIN = Domain(
         "scene rebuilt from the 91 numbers (hand driven to the stored gripper pose, objects as last "
         "reset) and judged by the simulated change added to the stored state. Distance: largest "
         f"entity displacement (m), 0.1 x opening change, 0.05 x quaternion change; tolerance "
-        f"{checks.TRANSITION_TOLERANCE} m. The rebuilt path knows no velocities nor the joints "
-        "the 91 numbers leave out: on real data (20 of metaworld-train-real's expert episodes, "
-        "1,175 transitions, measured 2026-12-07) it puts 24.0% of transitions beyond the tolerance "
+        f"{checks.TRANSITION_TOLERANCE} m. The rebuilt path knows no velocities: on real data "
+        "(20 of metaworld-train-real's expert episodes, 1,175 transitions, measured 2026-12-07) "
+        "it puts 24.0% of transitions beyond the tolerance "
         "(door-open 71%, faucet-open 49%, window-open 29%, door-unlock 25%, pick-place 23%, the "
         "other tasks 0-8%), the floor to read imaginary figures against; the exact path's floor "
         "is 0.",
