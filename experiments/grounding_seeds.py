@@ -47,6 +47,7 @@ import numpy as np
 LEVELS = ("rephrase", "easy", "hard")
 # CLEVR's demo builds' setting: symmetric copies, each batch in 2 parts (the same optimisation, faster)
 CLEVR_BUILDS = {"symmetries": True, "length_split": 2}
+CLEVR_FUSED = {**CLEVR_BUILDS, "fused_adam": True}  # and AdamW's fused step, since 2026-12-03
 ARMS = {
     "metaworld": {
         "before": {"short_apart": False, "steps_per_episode": 0},
@@ -66,14 +67,12 @@ ARMS = {
         # one-step rollouts (Meta-World's lever) on top, short sequences batched apart
         "copies-one-step": {**CLEVR_BUILDS, "steps_per_episode": 8, "short_apart": True},
         "copies-one-step-24": {**CLEVR_BUILDS, "steps_per_episode": 24, "short_apart": True},
-        # the action loss counted twice / four times in the sum minimised (the policy is what
-        # lags: docs/experiments.md, "CLEVR: the model as a policy")
-        # the demo builds' setting since 2026-12-03 (AdamW's fused step), and on top of it the
-        # action loss counted twice / four times in the sum minimised (the policy is what lags:
-        # docs/experiments.md, "CLEVR: the model as a policy")
-        "builds-fused": {**CLEVR_BUILDS, "fused_adam": True},
-        "fused-aw2": {**CLEVR_BUILDS, "fused_adam": True, "action_weight": 2.0},
-        "fused-aw4": {**CLEVR_BUILDS, "fused_adam": True, "action_weight": 4.0},
+        # the demo builds' setting since 2026-12-03, and on top of it the action loss counted
+        # twice / four times in the sum minimised (the policy is what lags: docs/experiments.md,
+        # "CLEVR: the model as a policy")
+        "builds-fused": CLEVR_FUSED,
+        "fused-aw2": {**CLEVR_FUSED, "action_weight": 2.0},
+        "fused-aw4": {**CLEVR_FUSED, "action_weight": 4.0},
     },
 }
 CLOSED_LOOP = {"clevr"}  # domains whose simulator can take the model's actions here (numpy only)
