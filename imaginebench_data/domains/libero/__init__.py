@@ -81,8 +81,12 @@ DOMAIN = Domain(
         "'within 5 cm of the grip site and lifted 2 cm' (the original's 'moved 1e-4 m since the last "
         "step' also holds for a pushed item); aside is 'more than 0.10 m from the centre of its "
         "5 x 5 cm start region (so more than 0.064 m from any start), standing on the floor and "
-        "0.14 m clear of the basket'; sequential tasks need both items in the basket at once "
-        "(order is not visible in a state, and the original did not check it either).",
+        "0.14 m clear of the basket' (the original's is 'more than 0.07 m from where it was at the "
+        "first step', in 3-D, which a lift also passes; the state does not hold the start); "
+        "sequential and all tasks need their items in the basket at once (order is not visible in "
+        "a state, and the original did not check it either), each by place's test (height within "
+        "0.155 m, 0.22 m for the salad dressing), where the original latched each item's 'placed' "
+        "at 0.22 m.",
         "out_of_reach": "out-of-alphabet_soup and out-of-cream_cheese (hard) are not solved by the "
         "scripted expert: the Panda hand is 21 cm across its fingers' axis and the basket's inside "
         "is 11.8 x 12.7 cm with a 13.5 cm rim, so the hand stops with the grip site about 10.3 cm "

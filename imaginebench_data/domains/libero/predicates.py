@@ -7,11 +7,15 @@ the floor plane, "z" = height difference of the body origins):
 - ``near_eef``        |item - end effector| < threshold (0.05; the original's pick and reach)
 - ``lifted``          item z > its rest height + height (0.02): held off the floor
 - ``in_basket``       xy(item, basket) < 0.14 and |z(item) - z(basket)| < 0.155 (0.22 for
-                      the tall salad dressing), as the original's place
+                      the tall salad dressing), as the original's place; its sequential and
+                      all tasks latch "placed" at |z| < 0.22 for every item, here they use
+                      this test
 - ``next_to``         xy(item, other) < 0.10 and |z(item) - z(other)| < 0.22
-- ``away_from_start`` xy(item, centre of its start region) > 0.10: every start is within
-                      0.036 of that centre, so this is the original's "moved more than 0.07
-                      from where it started" without the start in the state
+- ``away_from_start`` xy(item, centre of its start region) > 0.10. The original's aside is
+                      "3-D distance from where it started > 0.07", but the state does not
+                      hold the start; every start lies within 0.036 of its region's centre,
+                      so this holds for an item 0.064 to 0.136 m from its start, depending on
+                      where it started and which way it went (not the same test)
 - ``on_floor``        item z < its rest height + 0.02 (let go, standing or lying on the floor)
 - ``far_from_basket`` |item - basket| > threshold, over ``dims`` axes (3: the original's
                       out-of-basket 0.45; 2: aside keeps clear of the basket, 0.14)
