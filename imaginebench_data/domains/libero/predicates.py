@@ -14,8 +14,9 @@ the floor plane, "z" = height difference of the body origins):
 - ``away_from_start`` xy(item, centre of its start region) > 0.10. The original's aside is
                       "3-D distance from where it started > 0.07", but the state does not
                       hold the start; every start lies within 0.036 of its region's centre,
-                      so this holds for an item 0.064 to 0.136 m from its start, depending on
-                      where it started and which way it went (not the same test)
+                      so this never holds for an item within 0.064 m of its start (in the
+                      floor plane), always beyond 0.136 m, and in between depending on where
+                      it started and which way it went (not the same test)
 - ``on_floor``        item z < its rest height + 0.02 (let go, standing or lying on the floor)
 - ``far_from_basket`` |item - basket| > threshold, over ``dims`` axes (3: the original's
                       out-of-basket 0.45; 2: aside keeps clear of the basket, 0.14)
