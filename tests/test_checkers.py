@@ -74,3 +74,17 @@ def test_nan_is_flagged_not_crashed(clean, sim):
     assert bad.infos["illegal_mask"][t] == KIND_BIT["non_finite"]
     assert not bad.infos["transition_ok"][t] and not bad.infos["transition_ok"][t + 1]
     assert np.isinf(bad.infos["transition_error"][t])
+
+
+@pytest.mark.parametrize("t, replay_steps, start", [
+    (1, 5, 0),  # an episode's start: fewer steps back
+    (6, 5, 3),  # not back past the non-finite state 2
+    (6, 2, 4),
+    (3, 5, 3),  # the state before is the non-finite one: nothing replayed
+    (4, 0, 4),
+])
+def test_replay_starts_within_the_finite_states_before(t, replay_steps, start):
+    from imaginebench_data.quality.checkers import replay_start
+
+    finite = np.array([True, True, False, True, True, True, True])
+    assert replay_start(finite, t, replay_steps) == start

@@ -32,6 +32,7 @@ class Simulator(ABC):
     episode whose task is unknown (an unresolved import) are re-simulated too."""
 
     needs_task = False
+    replay_steps = 0  # the rebuilt path's warm-up (RebuiltSceneSimulator); 0: none
 
     @abstractmethod
     def reset(self, task: Task, rng: np.random.Generator) -> np.ndarray:
@@ -62,9 +63,13 @@ class Simulator(ABC):
         return None
 
     def resimulate(self, task: Task, state: np.ndarray, action: Any,
-                   sim_state: np.ndarray | None = None) -> np.ndarray:
+                   sim_state: np.ndarray | None = None,
+                   earlier: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         """The simulator's next dataset state from a stored ``state`` (and ``sim_state``) and
-        ``action``: what the checkers compare a stored next state with."""
+        ``action``: what the checkers compare a stored next state with. ``earlier``, given by the
+        checkers only to a simulator with ``replay_steps`` > 0, is the stored state up to that
+        many steps back and the stored actions from it to ``state`` (see RebuiltSceneSimulator);
+        a simulator whose ``set_state`` is exact has no use for it."""
         self.set_state(task, state, sim_state)
         return self.step(action)
 
@@ -117,12 +122,22 @@ class RebuiltSceneSimulator(Simulator):
     approximately without the stored ``sim_state`` (velocities unknown, a hand driven to its
     pose: Meta-World, LIBERO). Re-simulated from such a rebuild, a transition is judged on
     what the step changes: the stored state plus the change the step makes from the rebuilt
-    scene, rather than on the rebuild's own error."""
+    scene, rather than on the rebuild's own error.
+
+    A rebuild starts at rest; a stored step seldom does. With ``replay_steps`` = K > 0 the
+    checkers pass ``earlier``: the scene is rebuilt from the stored state K steps back (fewer at
+    an episode's start or after a non-finite state) and the K stored actions since are replayed,
+    so the step under judgement starts with the scene moving; the change it makes is then
+    measured from where the replay left the scene."""
 
     def resimulate(self, task: Task, state: np.ndarray, action: Any,
-                   sim_state: np.ndarray | None = None) -> np.ndarray:
+                   sim_state: np.ndarray | None = None,
+                   earlier: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         if sim_state is not None:
             return super().resimulate(task, state, action, sim_state)
-        rebuilt = np.asarray(self.set_state(task, state), np.float64)
+        start, replayed = (state, ()) if earlier is None else earlier
+        before = np.asarray(self.set_state(task, start), np.float64)
+        for earlier_action in replayed:
+            before = np.asarray(self.step(earlier_action), np.float64)
         predicted = np.asarray(self.step(action), np.float64)
-        return (np.asarray(state, np.float64) + (predicted - rebuilt)).astype(np.float32)
+        return (np.asarray(state, np.float64) + (predicted - before)).astype(np.float32)

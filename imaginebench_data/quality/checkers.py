@@ -6,7 +6,9 @@ Per step ``t`` in ``0..T`` (index 0 is the reset state):
   the k-th of ``domain.illegal_kinds``.
 - ``success[t]``: the task's predicate on transition t-1 -> t (False at t = 0).
 - ``transition_error[t]``: distance between s_t and the simulator's step from
-  (s_{t-1}, a_{t-1}); 0 at t = 0, inf when either state is not finite.
+  (s_{t-1}, a_{t-1}); 0 at t = 0, inf when either state is not finite. On a rebuilt path
+  with ``Simulator.replay_steps`` = K, the scene is rebuilt up to K finite states back and
+  the stored actions since are replayed before the step.
 - ``transition_ok[t]``: ``transition_error[t] <= domain.transition_tolerance``.
 - ``sim_state[t]`` (only when the episode carries ``sim_states``): the full simulator state
   the transition t -> t+1 is re-simulated from (exactly); without it the simulator is put in
@@ -53,10 +55,26 @@ def resimulated(sim: Simulator, task: Task | None, states: np.ndarray, actions: 
     if sim_states is None and task is not None:
         sim.start_rebuilds(task)
     for t, action in enumerate(actions):
-        if stepped[t]:
-            full = None if sim_states is None else sim_states[t]
-            predicted[t] = sim.resimulate(task, states[t], action, full)
+        if not stepped[t]:
+            continue
+        if sim_states is not None:
+            predicted[t] = sim.resimulate(task, states[t], action, sim_states[t])
+        elif sim.replay_steps:
+            start = replay_start(finite, t, sim.replay_steps)
+            predicted[t] = sim.resimulate(task, states[t], action, earlier=(states[start], actions[start:t]))
+        else:
+            predicted[t] = sim.resimulate(task, states[t], action)
     return predicted, stepped
+
+
+def replay_start(finite: np.ndarray, t: int, replay_steps: int) -> int:
+    """The first of the up to ``replay_steps`` stored states before state ``t`` that a rebuilt
+    re-simulation of step t replays from: the earliest at most that many steps back after
+    which every state up to t is finite (``finite[t]`` must hold)."""
+    start = t
+    while start > max(0, t - replay_steps) and finite[start - 1]:
+        start -= 1
+    return start
 
 
 def transition_errors(domain: Domain, predicted: np.ndarray, stepped: np.ndarray,
