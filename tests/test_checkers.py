@@ -9,7 +9,7 @@ from checking import corrupted
 
 from imaginebench_data import get_domain
 from imaginebench_data.pipeline.rollout import expert_episode
-from imaginebench_data.quality.checkers import annotate
+from imaginebench_data.quality.checkers import annotate, replay_start
 
 CLEVR = get_domain("clevr")
 KIND_BIT = {kind: 1 << i for i, kind in enumerate(CLEVR.illegal_kinds)}
@@ -84,7 +84,5 @@ def test_nan_is_flagged_not_crashed(clean, sim):
     (4, 0, 4),
 ])
 def test_replay_starts_within_the_finite_states_before(t, replay_steps, start):
-    from imaginebench_data.quality.checkers import replay_start
-
     finite = np.array([True, True, False, True, True, True, True])
     assert replay_start(finite, t, replay_steps) == start

@@ -68,9 +68,9 @@ def resimulated(sim: Simulator, task: Task | None, states: np.ndarray, actions: 
 
 
 def replay_start(finite: np.ndarray, t: int, replay_steps: int) -> int:
-    """The first of the up to ``replay_steps`` stored states before state ``t`` that a rebuilt
-    re-simulation of step t replays from: the earliest at most that many steps back after
-    which every state up to t is finite (``finite[t]`` must hold)."""
+    """The state a rebuilt re-simulation of step ``t`` starts from: the earliest at most
+    ``replay_steps`` back from which every state up to t is finite (t itself when the state
+    before is not; ``finite[t]`` must hold)."""
     start = t
     while start > max(0, t - replay_steps) and finite[start - 1]:
         start -= 1
