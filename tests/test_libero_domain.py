@@ -13,6 +13,7 @@ from checking import corrupted
 from imaginebench_data import get_domain, make_env
 from imaginebench_data.domains.libero.decode import project_onto_scene
 from imaginebench_data.domains.libero.layout import REST_HEIGHT, SLOT_START, STATE_DIM, region_centre
+from imaginebench_data.domains.libero import sim as libero_sim
 from imaginebench_data.domains.libero.sim import SIM_STATE_DIM
 from imaginebench_data.pipeline.rollout import expert_episode
 from imaginebench_data.quality.checkers import annotate
@@ -191,6 +192,25 @@ def test_rebuilt_resimulation_without_sim_state_is_close_at_rest(clean, env):
     assert "sim_state" not in checked.infos
     errors = checked.infos["transition_error"]
     assert np.isfinite(errors).all() and errors.max() < 0.05
+
+
+def test_a_rebuilt_hand_keeps_holding_the_soup_can(env, monkeypatch):
+    """The hand holds the soup can with its fingers 0.031 m apart (open: 0.039 m). A rebuild must
+    keep the gripper closed on it and, replaying the 5 stored steps before each step, put few of
+    an expert place episode's real steps beyond the tolerance; rebuilt at rest with the hand
+    opening (the path before 2026-12-07: open above 0.02 m) the can falls (measured 2 and 40 of 60)."""
+    sim = env.unwrapped.sim
+    episode = expert_episode(LB, "train", index=3, recipe_seed=15000, sim=sim)
+    assert episode.task_id == "place-alphabet_soup" and sim.replay_steps == 5
+    assert 0.03 < (episode.states[0, 14] - episode.states[0, 15]) / 2 < libero_sim.OPEN_FINGER
+    sim.set_state(LB.task("train", episode.task_id), episode.states[0])
+    assert sim.robot.gripper.current_action.tolist() == [-1.0, 1.0]  # the ramp's closed end
+    imagined = dataclasses.replace(episode, infos={}, sim_states=None)
+    replayed = int((~annotate(LB, imagined, sim).infos["transition_ok"]).sum())
+    monkeypatch.setattr(libero_sim, "OPEN_FINGER", 0.02)
+    monkeypatch.setattr(sim, "replay_steps", 0)
+    before = int((~annotate(LB, imagined, sim).infos["transition_ok"]).sum())
+    assert replayed <= 6 and before >= 30
 
 
 def test_env_contract_and_expert_through_the_env(env):
