@@ -11,9 +11,9 @@ import pytest
 from checking import corrupted
 
 from imaginebench_data import get_domain, make_env
+from imaginebench_data.domains.libero import sim as libero_sim
 from imaginebench_data.domains.libero.decode import project_onto_scene
 from imaginebench_data.domains.libero.layout import REST_HEIGHT, SLOT_START, STATE_DIM, region_centre
-from imaginebench_data.domains.libero import sim as libero_sim
 from imaginebench_data.domains.libero.sim import SIM_STATE_DIM
 from imaginebench_data.pipeline.rollout import expert_episode
 from imaginebench_data.quality.checkers import annotate
