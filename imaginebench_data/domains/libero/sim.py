@@ -21,14 +21,15 @@ rebuilt approximately: joint angles, fingers and item poses are written into the
 velocities are zero, the OSC goal orientation is the current hand orientation and the
 gripper ramp is saturated towards the stored finger opening; one step is simulated and the
 prediction is the stored state plus the simulated change. The ramp is saturated closed when the
-fingers stand less than ``OPEN_FINGER`` apart: an open gripper stands at 0.039-0.040 m, and the
-hand holds the soup can at 0.031 m, the cream cheese at 0.021 m and the salad dressing at 0.018 m.
-A rebuild is at rest, so the checkers rebuild the state ``REPLAY_STEPS`` steps back and replay
-the stored actions since before the step they judge (``RebuiltSceneSimulator``).
+finger position (half the difference of the two finger joints, state 14 and 15) is below
+``OPEN_FINGER``: an open gripper's is 0.039-0.040 m, and the hand holds the soup can at 0.031 m,
+the cream cheese at 0.021 m and the salad dressing at 0.018 m. A rebuild is at rest, so the
+checkers rebuild the state ``REPLAY_STEPS`` steps back and replay the stored actions since
+before the step they judge (``RebuiltSceneSimulator``).
 
 Measured on 18 of libero-train-real's expert episodes (2026-12-07, ``experiments/checker_floor.py``),
 the rebuilt path puts 2.6% of transitions beyond the tolerance. Before (until 2026-12-07) a rebuild
-opened the hand whenever the fingers stood more than 0.02 m apart, so a held soup can or cream
+opened the hand whenever the finger position was above 0.02 m, so a held soup can or cream
 cheese fell out of it, and each step was judged from a rebuild at rest: 28.0%.
 """
 
