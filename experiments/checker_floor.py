@@ -8,7 +8,7 @@ their transitions it puts beyond the tolerance, per task and in all: the figure 
 transition errors are to be read against. MuJoCo domains need ``MUJOCO_GL=osmesa`` here.
 
 ``--replay K`` overrides how many stored steps the rebuilt path replays before the step it
-judges (``Simulator.replay_steps``: Meta-World's and LIBERO's 5): each step t is judged from a
+judges (``Simulator.replay_steps``: Meta-World's 5, LIBERO's 0): each step t is judged from a
 rebuild of s_{t-K} with the K stored actions before a_t replayed (fewer at an episode's start),
 so the scene moves as those actions drive it when a_t is applied, instead of starting at rest;
 the prediction is again s_t plus the change a_t makes. ``--replay 0`` is the path without it.
