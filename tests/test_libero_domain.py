@@ -212,6 +212,36 @@ def test_a_rebuilt_hand_keeps_holding_the_soup_can(env, monkeypatch):
     assert held <= 10 and opened >= 30
 
 
+@pytest.mark.parametrize("fingers, grip, closing", [
+    (0.031, 1.0, True),  # holding the soup can, holding on
+    (0.031, -1.0, False),  # releasing it
+    (0.025, -1.0, False),  # opening from a reset's half-closed fingers
+    (0.039, 1.0, False),  # open, starting to close: the ramp was open until now
+])
+def test_a_rebuilt_gripper_closes_only_if_narrow_and_told_to(env, fingers, grip, closing):
+    """The command ramp is memory of the actions before, which the state does not hold: a
+    rebuild primed for its next action is closing only where the fingers stand below
+    OPEN_FINGER and that action closes the gripper."""
+    sim = env.unwrapped.sim
+    state = scene()
+    state[14:16] = (fingers, -fingers)
+    sim.set_state(None, state)
+    sim.prime(state, np.array([0, 0, 0, 0, 0, 0, grip], np.float32))
+    assert sim.robot.gripper.current_action.tolist() == ([-1.0, 1.0] if closing else [1.0, -1.0])
+
+
+def test_a_rebuilt_hand_opening_at_the_start_is_within_the_tolerance(env):
+    """An expert episode starts with the fingers opening from a reset's half-closed 0.02 m; a
+    rebuild primed by the opening action keeps pace with them (every real step of the first ten
+    within the tolerance), where a ramp rebuilt closed lagged by just over 1 cm."""
+    sim = env.unwrapped.sim
+    episode = expert_episode(LB, "easy", index=0, recipe_seed=17000, sim=sim)
+    fingers = (episode.states[:6, 14] - episode.states[:6, 15]) / 2
+    assert fingers[0] < 0.025 and np.all(np.diff(fingers) > 0)  # opening
+    imagined = dataclasses.replace(episode, infos={}, sim_states=None)
+    assert annotate(LB, imagined, sim).infos["transition_ok"][:11].all()
+
+
 def test_env_contract_and_expert_through_the_env(env):
     obs, info = env.reset(seed=0, options={"task": "reach-alphabet_soup"})
     assert env.observation_space.contains(obs) and not info["success"]

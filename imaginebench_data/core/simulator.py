@@ -128,7 +128,13 @@ class RebuiltSceneSimulator(Simulator):
     checkers pass ``earlier``: the scene is rebuilt from the stored state K steps back (fewer at
     an episode's start or after a non-finite state) and the K stored actions since are replayed,
     so the step under judgement starts with the scene moving; the change it makes is then
-    measured from where the replay left the scene."""
+    measured from where the replay left the scene. Before the first action is applied,
+    ``prime`` may set controller memory the rebuild cannot read off the state from that action
+    (LIBERO's gripper command ramp)."""
+
+    def prime(self, state: np.ndarray, action: Any) -> None:
+        """Make a scene just rebuilt from ``state`` ready for ``action``, its next action; by
+        default nothing."""
 
     def resimulate(self, task: Task, state: np.ndarray, action: Any,
                    sim_state: np.ndarray | None = None,
@@ -137,6 +143,7 @@ class RebuiltSceneSimulator(Simulator):
             return super().resimulate(task, state, action, sim_state)
         start, replayed = (state, ()) if earlier is None else earlier
         before = np.asarray(self.set_state(task, start), np.float64)
+        self.prime(start, replayed[0] if len(replayed) else action)
         for earlier_action in replayed:
             before = np.asarray(self.step(earlier_action), np.float64)
         predicted = np.asarray(self.step(action), np.float64)

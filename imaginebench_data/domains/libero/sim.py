@@ -20,18 +20,22 @@ From a 44-number state alone (``set_state`` without ``sim_state``, imaginary dat
 rebuilt approximately: joint angles, fingers and item poses are written into the model,
 velocities are zero, the OSC goal orientation is the current hand orientation and the
 gripper ramp is saturated towards the stored finger opening; one step is simulated and the
-prediction is the stored state plus the simulated change. The ramp is saturated closed when the
-finger position (half the difference of the two finger joints, state 14 and 15) is below
-``OPEN_FINGER``: an open gripper's is 0.039-0.040 m, and the hand holds the soup can at 0.031 m,
-the cream cheese at 0.021 m and the salad dressing at 0.018 m.
+prediction is the stored state plus the simulated change. The ramp is memory of the commands
+before, which the state does not hold: a rebuild saturates it closed when the finger position
+(half the difference of the two finger joints, state 14 and 15) is below ``OPEN_FINGER``, and
+``prime`` keeps it closed only if the step's action closes the gripper too. An open gripper's
+finger position is 0.039-0.040 m; the hand holds the soup can at 0.031 m, the cream cheese at
+0.021 m and the salad dressing at 0.018 m, and a reset leaves it at about 0.02 m, opening.
 
 Measured on 18 of libero-train-real's expert episodes (2026-12-07, ``experiments/checker_floor.py``),
-the rebuilt path puts 9.7% of transitions beyond the tolerance. Before (until 2026-12-07) a rebuild
-opened the hand whenever the finger position was above 0.02 m, so a held soup can or cream
-cheese fell out of it: 28.0%. Each step is judged from a rebuild at rest (``replay_steps`` 0):
-replaying the 5 stored steps before it, as Meta-World's checker does, brings the floor to 2.6%
-but costs LIBERO's checks six simulator steps for one, an easy verified set's attempts about
-4.5-4.8 times as long (2026-12-07, a build's first three attempts).
+the rebuilt path puts 9.2% of transitions beyond the tolerance (6.5% of 18 easy ones). Before
+(until 2026-12-07) a rebuild opened the hand whenever the finger position was above 0.02 m, so a
+held soup can or cream cheese fell out of it: 28.0%; with 0.035 m and no ``prime``, 9.7%, but a
+hand opening from a reset was rebuilt closing, which put two or three of the first steps of
+every imagined easy episode beyond the tolerance. Each step is judged from a rebuild at rest
+(``replay_steps`` 0): replaying the 5 stored steps before it, as Meta-World's checker does,
+brought the floor to 2.6% (0.035 m, no ``prime``) but costs LIBERO's checks six simulator steps
+for one, an easy verified set's attempts 4.5-4.8 times as long (2026-12-07).
 """
 
 from __future__ import annotations
@@ -197,6 +201,18 @@ class LiberoSimulator(RebuiltSceneSimulator):
         self.set_sim_state(sim_state)
         return self.state()
 
+    def prime(self, state: np.ndarray, action: np.ndarray) -> None:
+        """A rebuilt gripper is closing only where its fingers stand below ``OPEN_FINGER`` and
+        the next action closes it (its command, action[6], above 0): the ramp is the
+        controller's memory of the commands before, which the state does not hold, and a hand
+        opening from a reset's half-closed fingers is opening."""
+        self.saturate_grip(closed=(state[14] - state[15]) / 2 < OPEN_FINGER and action[6] > 0)
+
+    def saturate_grip(self, closed: bool) -> None:
+        """The gripper's command ramp at its closed end, (-1, 1) (finger 1 commanded to 0,
+        finger 2 to 0), or at its open end."""
+        self.robot.gripper.current_action = np.array([-1.0, 1.0]) if closed else np.array([1.0, -1.0])
+
     def rebuild(self, state: np.ndarray) -> np.ndarray:
         """Write a 44-number state into the scene (see the module docstring); returns the
         state the simulator now observes (joint limits and the basket's pose are kept)."""
@@ -211,9 +227,7 @@ class LiberoSimulator(RebuiltSceneSimulator):
             self.place(name, position(state, name), quat / norm if norm > 1e-6 else None)
         d.qvel[:] = 0.0
         mujoco.mj_forward(self.model, self.data)
-        closed = (state[14] - state[15]) / 2 < OPEN_FINGER
-        # the ramp's closed end is (-1, 1): finger 1 commanded to 0, finger 2 to 0
-        self.robot.gripper.current_action = np.array([-1.0, 1.0]) if closed else np.array([1.0, -1.0])
+        self.saturate_grip(closed=(state[14] - state[15]) / 2 < OPEN_FINGER)
         self.robot.controller.goal_ori = d.site_xmat[self._eef_site].reshape(3, 3).copy()
         self.robot.controller.new_update = True
         return self.state()
