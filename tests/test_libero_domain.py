@@ -198,7 +198,7 @@ def test_a_rebuilt_hand_keeps_holding_the_soup_can(env, monkeypatch):
     """The hand holds the soup can with its finger position at 0.031 m (open: 0.039 m). A rebuild
     must keep the gripper closed on it, and so put few of an expert place episode's real steps
     beyond the tolerance; counting the gripper open above 0.02 m (the rebuild before 2026-12-07)
-    drops the can (measured 5 and 40 of 60)."""
+    drops the can (measured 4 and 40 of 60)."""
     sim = env.unwrapped.sim
     episode = expert_episode(LB, "train", index=3, recipe_seed=15000, sim=sim)
     assert episode.task_id == "place-alphabet_soup" and sim.replay_steps == 0
