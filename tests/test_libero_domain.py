@@ -13,7 +13,13 @@ from checking import corrupted
 from imaginebench_data import get_domain, make_env
 from imaginebench_data.domains.libero import sim as libero_sim
 from imaginebench_data.domains.libero.decode import project_onto_scene
-from imaginebench_data.domains.libero.layout import REST_HEIGHT, SLOT_START, STATE_DIM, region_centre
+from imaginebench_data.domains.libero.layout import (
+    REST_HEIGHT,
+    SLOT_START,
+    STATE_DIM,
+    finger_position,
+    region_centre,
+)
 from imaginebench_data.domains.libero.sim import SIM_STATE_DIM
 from imaginebench_data.pipeline.rollout import expert_episode
 from imaginebench_data.quality.checkers import annotate
@@ -202,7 +208,7 @@ def test_a_rebuilt_hand_keeps_holding_the_soup_can(env, monkeypatch):
     sim = env.unwrapped.sim
     episode = expert_episode(LB, "train", index=3, recipe_seed=15000, sim=sim)
     assert episode.task_id == "place-alphabet_soup" and sim.replay_steps == 0
-    assert 0.03 < (episode.states[0, 14] - episode.states[0, 15]) / 2 < libero_sim.OPEN_FINGER
+    assert 0.03 < finger_position(episode.states[0]) < libero_sim.OPEN_FINGER
     sim.set_state(LB.task("train", episode.task_id), episode.states[0])
     assert sim.robot.gripper.current_action.tolist() == [-1.0, 1.0]  # the ramp's closed end
     imagined = dataclasses.replace(episode, infos={}, sim_states=None)
@@ -236,7 +242,7 @@ def test_a_rebuilt_hand_opening_at_the_start_is_within_the_tolerance(env):
     within the tolerance), where a ramp rebuilt closed lagged by just over 1 cm."""
     sim = env.unwrapped.sim
     episode = expert_episode(LB, "easy", index=0, recipe_seed=17000, sim=sim)
-    fingers = (episode.states[:6, 14] - episode.states[:6, 15]) / 2
+    fingers = finger_position(episode.states[:6])
     assert fingers[0] < 0.025 and np.all(np.diff(fingers) > 0)  # opening
     imagined = dataclasses.replace(episode, infos={}, sim_states=None)
     assert annotate(LB, imagined, sim).infos["transition_ok"][:11].all()

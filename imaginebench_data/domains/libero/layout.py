@@ -59,6 +59,13 @@ def position(states: np.ndarray, entity: str) -> np.ndarray:
     return states[..., start:start + 3]
 
 
+def finger_position(states: np.ndarray) -> np.ndarray:
+    """(...) how far each finger stands from closed (m): half the difference of the two finger
+    joints (open: 0.039-0.040 m)."""
+    states = np.asarray(states)
+    return (states[..., FINGERS.start] - states[..., FINGERS.start + 1]) / 2
+
+
 def quaternion(states: np.ndarray, entity: str) -> np.ndarray:
     """(..., 4) xyzw quaternion of ``entity`` (an item, "basket" or "eef")."""
     states = np.asarray(states)

@@ -22,10 +22,11 @@ velocities are zero, the OSC goal orientation is the current hand orientation an
 gripper ramp is saturated towards the stored finger opening; one step is simulated and the
 prediction is the stored state plus the simulated change. The ramp is memory of the commands
 before, which the state does not hold: a rebuild saturates it closed when the finger position
-(half the difference of the two finger joints, state 14 and 15) is below ``OPEN_FINGER``, and
-``prime`` keeps it closed only if the step's action closes the gripper too. An open gripper's
-finger position is 0.039-0.040 m; the hand holds the soup can at 0.031 m, the cream cheese at
-0.021 m and the salad dressing at 0.018 m, and a reset leaves it at about 0.02 m, opening.
+(``layout.finger_position``: half the difference of the two finger joints) is below
+``OPEN_FINGER``, and ``prime`` keeps it closed only if the step's action closes the gripper
+too. An open gripper's finger position is 0.039-0.040 m; the hand holds the soup can at 0.031 m,
+the cream cheese at 0.021 m and the salad dressing at 0.018 m, and a reset leaves it at about
+0.02 m, opening.
 
 Measured on 18 of libero-train-real's expert episodes (2026-12-07, ``experiments/checker_floor.py``),
 the rebuilt path puts 9.2% of transitions beyond the tolerance (6.5% of 18 easy ones). Before
@@ -60,6 +61,7 @@ from .layout import (
     SLOT_START,
     START_REGIONS,
     STATE_DIM,
+    finger_position,
     position,
     wxyz_to_xyzw,
     xyzw_to_wxyz,
@@ -206,7 +208,7 @@ class LiberoSimulator(RebuiltSceneSimulator):
         the next action closes it (its command, action[6], above 0): the ramp is the
         controller's memory of the commands before, which the state does not hold, and a hand
         opening from a reset's half-closed fingers is opening."""
-        self.saturate_grip(closed=(state[14] - state[15]) / 2 < OPEN_FINGER and action[6] > 0)
+        self.saturate_grip(closed=finger_position(state) < OPEN_FINGER and action[6] > 0)
 
     def saturate_grip(self, closed: bool) -> None:
         """The gripper's command ramp at its closed end, (-1, 1) (finger 1 commanded to 0,
@@ -227,7 +229,7 @@ class LiberoSimulator(RebuiltSceneSimulator):
             self.place(name, position(state, name), quat / norm if norm > 1e-6 else None)
         d.qvel[:] = 0.0
         mujoco.mj_forward(self.model, self.data)
-        self.saturate_grip(closed=(state[14] - state[15]) / 2 < OPEN_FINGER)
+        self.saturate_grip(closed=finger_position(state) < OPEN_FINGER)
         self.robot.controller.goal_ori = d.site_xmat[self._eef_site].reshape(3, 3).copy()
         self.robot.controller.new_update = True
         return self.state()
