@@ -210,7 +210,10 @@ def test_a_stopped_comparison_goes_on_from_its_journal(train_set, tmp_path, monk
     assert kept[["level", "regime", "seed"]].values.tolist() == [
         ["train", "real", 0], ["easy", "real", 0], ["train", "real", 1], ["easy", "real", 1]]
     with open(journal, "a") as handle:
-        handle.write("clevr,bc,easy,oracle,0,0.5")  # killed while writing a row
+        handle.write("clevr,bc,easy,oracle,0,0.5,40,0.1,Tr")  # killed while writing a row, in `trains`
+    flags = {cell[1:]: row["trains"] for cell, row in compare_module._read_journal(journal).items()}
+    assert flags == {("train", "real", 0): True, ("easy", "real", 0): False,  # "False" read as False
+                     ("train", "real", 1): True, ("easy", "real", 1): False}
     trained.clear()
     monkeypatch.setattr(compare_module, "train_and_evaluate", stopping_at(99))
     resumed = compare("clevr", **runs, journal=journal)
@@ -224,6 +227,7 @@ def test_a_stopped_comparison_goes_on_from_its_journal(train_set, tmp_path, monk
     for fewer in ({"levels": ("easy",)}, {"regimes": ("oracle",)}, {"seeds": 1}):
         part = compare("clevr", **{**runs, **fewer}, journal=journal)  # keyed by training: all read back
         assert trained == [] and part.attrs["read_back"] == len(part.drop_duplicates(["regime", "seed"]))
+        assert part["trains"].sum() == part.attrs["read_back"]  # one row of each training marked
         pd.testing.assert_frame_equal(part[columns], whole.merge(part[["level", "regime", "seed"]])[columns])
     assert len(pd.read_csv(journal)) == 6  # rows of the same trainings the run did not ask for are kept
     compare("clevr", **{**runs, "seeds": 3}, journal=journal)

@@ -63,6 +63,14 @@ def test_discrete_cql_policy_sees_the_adapter_rows(clevr_sets):
         assert isinstance(action, int) and action == int(policy.act(rows[t:t + 1])[0])
 
 
+@pytest.mark.parametrize("steps, epochs", [(130, 2), (30, 1), (200, 2)])
+def test_every_step_asked_for_is_trained(clevr_sets, steps, epochs):
+    """d3rlpy's fitter runs whole epochs: 130 steps in epochs of 100 trained 100 (before 2026-12-07)."""
+    policy, losses = train_offline("cql", {TRAIN: 1.0}, OfflineSettings(steps=steps, batch_size=8),
+                                   encoder=TextIds())
+    assert policy.act.__self__._grad_step == steps and len(losses) == epochs
+
+
 def test_d3rlpy_settings_replace_its_defaults(clevr_sets):
     """--d3rlpy KEY=VALUE reaches the algorithm d3rlpy trains, and only the fields named change."""
     config = parse_config(["target_update_interval=10", "learning_rate=3e-4"])

@@ -226,6 +226,24 @@ def test_changed_data_is_neither_served_nor_cached_and_a_clean_copy_loads_again(
     np.testing.assert_array_equal(again.rewards, clean.rewards)
 
 
+def test_data_is_cached_under_the_checksum_it_was_checked_against(datasets, monkeypatch):
+    """A rebuild between ``load``'s first look at the card and its read of the data: what it read
+    and checked (the new data) is cached under the new checksum, not the old one's key, where a
+    reader of a card still naming the old checksum would be served it (found 2026-12-07)."""
+    from dataclasses import replace
+
+    from imaginebench_data.loader import cache, transitions
+
+    write_dataset(TOY)
+    card = read_card(TOY)
+    before_rebuild = replace(card, checksum="0" * 64)  # the card as it was just before
+    monkeypatch.setattr(transitions, "read_card", lambda dataset_id: before_rebuild)
+    load(TOY, cache_dir=datasets / "raced")
+    names = [path.name for path in (datasets / "raced").glob("*.ibcache")]
+    toy = DatasetId.parse(TOY)
+    assert names == [f"{toy.namespace}_{toy.name}-{cache.cache_key(card.checksum)}.ibcache"]
+
+
 @pytest.mark.parametrize("damage", ["truncate", "flip-data", "flip-header", "extend", "magic"])
 def test_a_damaged_cache_entry_is_rebuilt(datasets, damage):
     write_dataset(TOY)

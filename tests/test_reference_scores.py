@@ -58,3 +58,34 @@ def test_minari_show_prints_what_the_card_measured(built, minari_root):
                          env={**os.environ, "MINARI_DATASETS_PATH": str(minari_root), "COLUMNS": "200"})
     assert out.returncode == 0, out.stderr
     assert "Reference scores" in out.stdout and "illegal states 0.0%" in out.stdout
+
+
+def test_the_references_play_whole_passes_through_the_tasks():
+    from imaginebench_data.quality.reference import reference_episodes
+
+    tasks = (84, 20, 12, 10, 8, 4, 3, 2, 1)
+    assert [reference_episodes(n) for n in tasks] == [84, 20, 12, 10, 16, 12, 12, 10, 10]
+    assert reference_episodes(6, at_least=2) == 6
+
+
+def test_the_experts_own_data_normalises_to_one_on_a_level_of_many_tasks(minari_root, tmp_path, monkeypatch):
+    """BabyAI rephrase has 84 tasks of four kinds; references over its first 10 (every one a "go
+    to", as before 2026-12-07) put the expert's own data at 1.34 of the expert."""
+    import minari
+
+    from imaginebench_data.quality import reference
+
+    monkeypatch.delenv("IMAGINEBENCH_REFERENCE_EPISODES")  # the default: whole passes
+    rephrase = "imaginebench/babyai-rephrase-real-v0"
+    result = CliRunner().invoke(app, ["build", rephrase, "--episodes", "168", "--workers", "1",
+                                      "--cards-dir", str(tmp_path / "cards")])
+    assert result.exit_code == 0, result.output
+    dataset = minari.load_dataset(rephrase)
+    metadata = dataset.storage.metadata
+    assert metadata["num_episodes_average_score"] == 84
+    returns = np.array([episode.rewards.sum() for episode in dataset.iterate_episodes()])
+    assert abs(minari.get_normalized_score(dataset, returns).mean() - 1.0) < 0.05
+    first_ten = {"ref_min_score": reference.random_return("babyai", "rephrase", 10),
+                 "ref_max_score": reference.expert_return("babyai", "rephrase", 10)}
+    low, high = first_ten["ref_min_score"], first_ten["ref_max_score"]
+    assert (returns.mean() - low) / (high - low) > 1.2  # what the first ten tasks alone made of the same data

@@ -13,7 +13,6 @@ import pytest
 
 from imaginebench_data.datasets.read import local_ids, read_card, stored_episodes
 from imaginebench_data.domains import get_domain
-from imaginebench_data.imagine import checkpoint
 from imaginebench_data.pipeline import verified
 from imaginebench_data.pipeline.build import build
 from imaginebench_data.pipeline.recipe import load_recipes
@@ -24,6 +23,11 @@ from imaginebench_data.quality.checkers import annotate
 DATASET = "imaginebench/clevr-rephrase-verified-v0"
 COUNT = 8
 CLEVR = get_domain("clevr")
+
+
+def outside(index, attempt):
+    """The stand-in's count of actions outside the space for an attempt (one number per attempt)."""
+    return 100 * attempt + index + 1
 
 
 def expert_from(start, sim):
@@ -56,12 +60,14 @@ def stand_in(monkeypatch):
             if (index, attempt) in fails:
                 states[-1, :2] += 0.05  # the red ball 5 cm off where the push leaves it
             made.append((index, attempt))
-            yield rollout_episode(domain, start, states, actions, source=source)
+            episode = rollout_episode(domain, start, states, actions, source=source)
+            episode.generation_counts = {"actions_outside_space": outside(index, attempt)}
+            yield episode
 
     provenance = {"checkpoint_hash": "stand-in", "actions_outside_space": 0}
     monkeypatch.setattr(verified, "grounded_model", lambda *a, **k: (["stand-in"], provenance, None))
     monkeypatch.setattr(verified, "imagined_rollouts", rollouts)
-    monkeypatch.setattr(checkpoint, "load_checkpoint", lambda *a, **k: None)
+    monkeypatch.setattr(verified, "model_loader", lambda paths: lambda: None)  # never loaded
     return {DATASET: recipe}, fails, made
 
 
@@ -87,6 +93,11 @@ def test_failed_episodes_are_imagined_again_until_they_pass_or_the_budget_ends(m
     assert verification == {"criteria": ["goal_consistent", "legal", "transition_ok"],
                             "attempts_per_episode": 3, "requested": COUNT, "attempts": 13, "accepted": 7,
                             "acceptance_rate": 7 / 13}
+    # the card counts the clipped actions of the episodes kept (1, 3, 5, 7 at their first attempt;
+    # 2, 4, 6 at their second), not those of the 6 rejected attempts (before 2026-12-07: 13 attempts')
+    kept = [outside(i, 0 if i % 2 else 1) for i in range(1, COUNT)]
+    assert card.provenance["actions_outside_space"] == sum(kept) == 335
+    assert sum(outside(i, k) for i, k in made) == 653
     # every corrupted attempt breaks its transition; moving a ball may also miss the goal or overlap
     assert rejected["transition_ok"] == 6 and max(rejected.values()) == 6
     assert "| 8 | 7 | 13 | 24 | 53.85% |" in (tmp_path / "clevr-rephrase-verified-v0.md").read_text()

@@ -158,8 +158,8 @@ def compare(domain: str = "clevr", algo: str = "bc", levels=LEVELS, regimes=REGI
     parts, trainings = [], []  # the rows read back from the journal; the trainings still to run
     for (datasets, seed), uses in groups.items():
         found = [kept.get((keys.get(datasets), level, regime, seed)) for level, regime in uses]
-        if all(found):
-            parts.append(found)
+        if all(found):  # `trains` on the first row of this run's uses, as a training here would mark
+            parts.append([{**row, "trains": index == 0} for index, row in enumerate(found)])
         else:
             trainings.append((domain, algo, dict(datasets), seed, steps, encoder, options, uses))
     if journal:  # every whole row kept, under any key: another run may ask for it again
@@ -258,7 +258,10 @@ def _read_journal(path: Path) -> dict[tuple, dict]:
     if not set(JOURNAL_COLUMNS) <= set(rows.columns):
         raise ValueError(f"{expected}, found the columns {', '.join(map(str, rows.columns))}; delete it to "
                          f"start afresh")
-    rows = rows[list(JOURNAL_COLUMNS)].dropna()  # in the order the rows are appended
+    rows = rows[list(JOURNAL_COLUMNS)]
+    # a line cut inside `trains` makes the column text, and astype(bool) reads "False" as True
+    rows = rows.assign(trains=rows["trains"].map({True: True, False: False, "True": True, "False": False}))
+    rows = rows.dropna()  # in the order the rows are appended
     try:  # as written, whatever a cut line held
         rows = rows.astype({"seed": int, "episodes": int, "trains": bool, "success_rate": float})
     except (ValueError, TypeError) as error:

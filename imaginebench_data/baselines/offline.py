@@ -212,7 +212,9 @@ def train_offline(algo: str, datasets: dict[str, float], settings: OfflineSettin
     d3rlpy.algos.utility.build_scalers_with_transition_picker(algorithm, converted[0])
     algorithm.build_with_dataset(converted[0])
     losses = []
-    per_epoch = min(100, settings.steps)
+    # d3rlpy's fitter runs n_steps // n_steps_per_epoch epochs: an epoch length that divides the
+    # steps, so that all of them run (min(100, steps) made --steps 250 train 200; found 2026-12-07)
+    per_epoch = max(n for n in range(1, min(100, settings.steps) + 1) if settings.steps % n == 0)
     for _, metrics in algorithm.fitter(buffer, n_steps=settings.steps, n_steps_per_epoch=per_epoch,
                                        show_progress=False, save_interval=10**9,
                                        logger_adapter=d3rlpy.logging.NoopAdapterFactory()):

@@ -17,7 +17,9 @@ step of a real rollout in a domain whose dataset state is only an observation (M
 Generated episodes of a domain with a decoding correction (``Domain.decoding``) also carry,
 in memory only (never written), ``raw_states``: s_0, then the model's prediction of each s_t
 before the correction; the checkers then fill ``raw_infos`` with the same results for
-(s_t, a_t, raw s_{t+1}), which the card reports beside the stored states' rates.
+(s_t, a_t, raw s_{t+1}), which the card reports beside the stored states' rates. Generated
+episodes also carry ``generation_counts`` (in memory only): what the card's provenance counts
+of each rollout (``pipeline.generators.tally``), added up over the episodes a dataset keeps.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ class Episode:
     resolved_by: str | None = None  # imported episodes: how the task was resolved (imports.resolve)
     raw_states: np.ndarray | None = None  # generated: predictions before the correction (not written)
     raw_infos: dict[str, np.ndarray] | None = None  # the checkers' results on them (not written)
+    generation_counts: dict | None = None  # generated: actions clipped or inferred (not written)
 
     def __len__(self) -> int:
         return len(self.actions)

@@ -126,11 +126,10 @@ def load(dataset_id: str | DatasetId, *, cache_dir: str | os.PathLike | None = N
     dataset_id = DatasetId.parse(dataset_id)
     card = read_card(dataset_id)
     folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    stem = folder / f"{dataset_id.namespace}_{dataset_id.name}-{cache.cache_key(card.checksum)}"
-    cached = _read_cache(stem, str(dataset_id), card)
+    cached = _read_cache(_cache_stem(folder, dataset_id, card), str(dataset_id), card)
     if cached is not None:
         return cached
-    dataset, card = open_dataset(dataset_id)
+    dataset, card = open_dataset(dataset_id)  # the card again: a build may have replaced both since
     transitions, checksum = _flatten(str(dataset_id), dataset, card)
     if checksum != card.checksum:
         raise DatasetChangedError(
@@ -139,8 +138,13 @@ def load(dataset_id: str | DatasetId, *, cache_dir: str | os.PathLike | None = N
             f"the data changed after it was written (`imaginebench verify {dataset_id}` says which of its "
             "checks fail; "
             "rebuild it with --force)")
-    _write_cache(stem, transitions)
+    _write_cache(_cache_stem(folder, dataset_id, card), transitions)  # under the checksum checked
     return transitions
+
+
+def _cache_stem(folder: Path, dataset_id: DatasetId, card: Card) -> Path:
+    """Where ``dataset_id``'s flattened data with ``card``'s checksum is cached."""
+    return folder / f"{dataset_id.namespace}_{dataset_id.name}-{cache.cache_key(card.checksum)}"
 
 
 class DatasetChangedError(ValueError):

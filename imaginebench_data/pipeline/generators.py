@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 _WORKER: dict[str, Any] = {}
 CHANGED = 0.01  # a continuous inferred action moved more than this (the space's units) counts as changed
+INFERRED_COUNTS = ("compared", "changed", "kept_where_nothing_changes")  # provenance.actions' counters
 
 
 def _init_worker(domain_name: str) -> None:
@@ -118,13 +119,25 @@ def imagined_rollouts(model, domain, starts: list, *, batch_size: int, provenanc
         rollouts = imagine(model, prompts, sentences, **options)
     for start, rollout in zip(starts, rollouts):
         actions, outside = executed_actions(domain.action_space, rollout.actions)
-        provenance["actions_outside_space"] += outside
+        counts: dict[str, Any] = {"actions_outside_space": outside}
         if infer is not None:
-            actions = inferred_actions(infer, rollout.states, actions, provenance["actions"])
+            counts["actions"] = dict.fromkeys(INFERRED_COUNTS, 0)
+            actions = inferred_actions(infer, rollout.states, actions, counts["actions"])
         episode = rollout_episode(domain, start, rollout.states, actions, source=source)
+        episode.generation_counts = counts
         if domain.decode_state is not None:
             episode.raw_states = rollout.raw_states
         yield episode
+
+
+def tally(provenance: dict[str, Any], episode: Episode) -> None:
+    """Add what ``imagined_rollouts`` counted of ``episode`` to the card's provenance: every
+    episode of an imaginary dataset, the kept ones of a verified dataset (its rejected attempts
+    are not in the data; until 2026-12-07 they were counted too)."""
+    counts = episode.generation_counts or {}
+    provenance["actions_outside_space"] += counts.get("actions_outside_space", 0)
+    for key, value in counts.get("actions", {}).items():
+        provenance["actions"][key] += value
 
 
 def action_labeller(recipe: Recipe, actions: str, provenance: dict[str, Any]):
@@ -141,7 +154,7 @@ def action_labeller(recipe: Recipe, actions: str, provenance: dict[str, Any]):
         "rule": "each stored action is what an inverse dynamics model (an MLP on [s, s' - s], trained on "
         "the real training set) infers from its imagined transition, but where the imagined state does not "
         "change (no action can be read off it): there the model's; the imagined states are the model's",
-        "compared": 0, "changed": 0, "kept_where_nothing_changes": 0}
+        **dict.fromkeys(INFERRED_COUNTS, 0)}
     real = load_transitions(recipe.train_from)  # now: the build later points Minari at its staging folder
     record["training_checksum"] = real.card.checksum
 
@@ -215,9 +228,12 @@ def imagined_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, s
         domain = get_domain(recipe.domain)
         sim = domain.simulator()
         starts = [episode_start(domain, recipe.level, index, recipe.seed, sim) for index in range(count)]
-        yield from checked(executor, recipe.domain, imagined_rollouts(
-            model_loader(paths), domain, starts, batch_size=batch_size, provenance=provenance,
-            source="imaginary", progress=progress, desc=f"imagine {recipe.dataset_id}", labeller=labeller))
+        rollouts = imagined_rollouts(model_loader(paths), domain, starts, batch_size=batch_size,
+                                     provenance=provenance, source="imaginary", progress=progress,
+                                     desc=f"imagine {recipe.dataset_id}", labeller=labeller)
+        for episode in checked(executor, recipe.domain, rollouts):
+            tally(provenance, episode)
+            yield episode
 
     return episodes(), provenance
 

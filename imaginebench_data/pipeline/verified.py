@@ -28,7 +28,7 @@ import numpy as np
 from ..core.episode import Episode
 from ..domains import get_domain
 from .executors import Executor, LocalPool
-from .generators import checked, grounded_model, imagined_rollouts, model_loader
+from .generators import checked, grounded_model, imagined_rollouts, model_loader, tally
 from .recipe import Recipe
 from .rollout import episode_start
 
@@ -96,6 +96,8 @@ def verified_episodes(recipe: Recipe, count: int, *, backbone: str, lora: int, s
                 f"{recipe.dataset_id}: none of {verification['attempts']} imagined episodes passed the "
                 f"checkers ({', '.join(CRITERIA)}) within {recipe.attempts} attempts per episode; "
                 f"failures by criterion: {dict(rejected)}. Nothing was written")
-        yield from (accepted[i] for i in sorted(accepted))
+        for index in sorted(accepted):
+            tally(provenance, accepted[index])
+            yield accepted[index]
 
     return episodes(), provenance
