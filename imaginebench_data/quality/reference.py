@@ -34,7 +34,7 @@ def random_return(domain_name: str, level: str, episodes: int | None = None,
                   seed: int = REFERENCE_SEED) -> float:
     """Mean return of uniformly random actions (seeded) in the eval env of ``level``, over
     ``episodes`` (default: ``reference_episodes`` of the level's tasks), tasks cycled."""
-    episodes = episodes or reference_episodes(len(get_domain(domain_name).tasks(level)))
+    episodes = episodes or level_episodes(domain_name, level)
     env = ImagineEnv(domain_name, level)
     env.action_space.seed(seed)
     returns = []
@@ -56,7 +56,7 @@ def expert_return(domain_name: str, level: str, episodes: int | None = None,
     """Mean return of the domain's expert on ``level``, from the same kind of starts as the data,
     over ``episodes`` as ``random_return``'s."""
     domain = get_domain(domain_name)
-    episodes = episodes or reference_episodes(len(domain.tasks(level)))
+    episodes = episodes or level_episodes(domain_name, level)
     sim = domain.simulator()
     return float(np.mean([np.sum(expert_episode(domain, level, index, seed, sim).rewards, dtype=np.float64)
                           for index in range(episodes)]))
@@ -67,13 +67,16 @@ def reference_episodes(tasks: int, at_least: int = REFERENCE_EPISODES) -> int:
     return tasks * -(-at_least // tasks)
 
 
+def level_episodes(domain_name: str, level: str) -> int:
+    """``reference_episodes`` of ``level``'s tasks."""
+    return reference_episodes(len(get_domain(domain_name).tasks(level)))
+
+
 def reference_scores(domain_name: str, level: str) -> dict[str, float | int]:
     """Minari's metadata keys for ``level``: ``ref_min_score``, ``ref_max_score`` and
     ``num_episodes_average_score`` (measured once per process)."""
     exactly = os.environ.get("IMAGINEBENCH_REFERENCE_EPISODES")
-    episodes = (int(exactly) if exactly else
-                reference_episodes(len(get_domain(domain_name).tasks(level))))
-    return _measured(domain_name, level, episodes)
+    return _measured(domain_name, level, int(exactly) if exactly else level_episodes(domain_name, level))
 
 
 @functools.cache
