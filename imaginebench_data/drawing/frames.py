@@ -4,7 +4,10 @@ Real data of a domain whose dataset state is an observation carries the full sim
 at every step (``Episode.sim_states``): its frames are exact. Imagined and imported data has
 only the dataset states, so each frame is the simulator rebuilt from the state
 (``Simulator.set_state``): exact for CLEVR, BabyAI and HalfCheetah, approximate for LIBERO,
-and for Meta-World the gripper only (its objects stay where the scene was reset).
+and for Meta-World the gripper only (its objects stay where the scene was reset). Such an
+episode's rebuilds start from one fixed scene (``Simulator.start_rebuilds``, as the checkers'
+do), so a picture does not depend on what the process drew before: until 2026-12-07 Meta-World's
+arm joints behind a rebuilt gripper were settled from wherever the last picture left them.
 """
 
 from __future__ import annotations
@@ -62,6 +65,8 @@ def episode_frames(domain: Domain, episode: Episode, steps: list[int],
     one, else rebuilt from the state."""
     sim = sim or drawing_simulator(domain)
     task = episode_task(domain, episode, sim)
+    if episode.sim_states is None and task is not None:
+        sim.start_rebuilds(task)  # the frames must not depend on what the simulator drew before
     frames = []
     for t in steps:
         sim_state = None if episode.sim_states is None else episode.sim_states[t]
