@@ -3,7 +3,8 @@ episode as a strip of a few states (``EPISODE_FRAMES``), drawn by the domain's r
 
 Cheap by design (a few frames: tens of milliseconds each, plus building the drawing simulator
 once per process). Skipped, with a warning, where nothing can be drawn: a domain without
-renderer, no OpenGL backend for MuJoCo, or the dataset not in the local Minari folder.
+renderer, no OpenGL backend for MuJoCo, the dataset not in the local Minari folder, or a
+first episode whose scene is unknown (an import's unresolved Meta-World task).
 """
 
 from __future__ import annotations

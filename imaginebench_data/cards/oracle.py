@@ -3,11 +3,13 @@ rollouts of the same level: ``<name>-vs-oracle.png``.
 
 - goal consistency per task, imagined against oracle;
 - the distribution of episode lengths of both;
-- for domains that can draw their states (``Domain.draw_states``: CLEVR, BabyAI), the first
-  three episodes of each, side by side. An imaginary dataset's episode ``i`` starts where the
-  oracle's episode ``i`` starts (same task, phrasing and real state), so each pair shows what
-  the model imagined against what the expert did from the same start. A verified dataset's
-  regenerated episodes have their own starts; its pairs are drawn by episode order.
+- for domains that can draw their states (``Domain.draw_states``: CLEVR, BabyAI), the
+  dataset's first three episodes, each above the oracle's episode that starts where it starts
+  (the same task and seed, the same first state: an imaginary dataset's episode ``i`` starts
+  where the oracle's episode ``i`` does), so each pair shows what the model imagined against
+  what the expert did from the same start. A verified dataset keeps some episodes and
+  regenerates others from new starts; where no oracle episode starts there, the oracle's first
+  episode of the same task is drawn, and its title says so.
 
 Drawn only when the oracle is built in the same Minari folder (it always is after
 ``make demo``: real datasets are built first).
@@ -58,29 +60,46 @@ def plot_against_oracle(card: Card, frame: pd.DataFrame, path: Path) -> bool:
     _goal_by_task(fig.add_subplot(grid[0, :DRAWN_EPISODES] if drawn else grid[0, 0]), frame, oracle_frame)
     _lengths(fig.add_subplot(grid[0, DRAWN_EPISODES:] if drawn else grid[0, 1]), frame, oracle_frame)
     if drawn:
-        pairs = [_first_states(card.id, stored_episodes, open_dataset, domain),
-                 _first_states(oracle, stored_episodes, open_dataset, domain)]
-        for row, episodes in enumerate(pairs, start=1):
-            for k, (states, success) in enumerate(episodes):
-                ax = fig.add_subplot(grid[row, 2 * k : 2 * k + 2])
-                domain.draw_states(ax, states)
-                kind = "imagined" if row == 1 else "oracle (expert)"
-                ax.set_title(f"{kind} episode {k}: {len(states) - 1} steps, "
-                             f"{'goal reached' if success else 'goal not reached'}", fontsize=9)
+        ours = list(stored_episodes(open_dataset(card.id)[0], domain, range(min(DRAWN_EPISODES, len(frame)))))
+        oracle_dataset, _ = open_dataset(oracle)
+        for k, episode in enumerate(ours):
+            ax = fig.add_subplot(grid[1, 2 * k : 2 * k + 2])
+            domain.draw_states(ax, episode.states)
+            ax.set_title(f"imagined episode {k}: {_outcome(episode)}", fontsize=9)
+            ax = fig.add_subplot(grid[2, 2 * k : 2 * k + 2])
+            match = _same_start(episode, oracle_frame, oracle_dataset, stored_episodes, domain)
+            if match is None:
+                ax.set_axis_off()
+                ax.set_title(f"the oracle has no episode of task {episode.task_id}", fontsize=9)
+                continue
+            position, expert, same = match
+            domain.draw_states(ax, expert.states)
+            start = "" if same else ", same task, another start"
+            ax.set_title(f"oracle (expert) episode {position}{start}: {_outcome(expert)}", fontsize=9)
     fig.suptitle(f"{card.id} against its oracle {oracle}")
     fig.savefig(path, dpi=70)
     plt.close(fig)
     return True
 
 
-def _first_states(dataset_id: str, stored_episodes, open_dataset, domain) -> list[tuple[np.ndarray, bool]]:
-    dataset, _ = open_dataset(dataset_id)
-    out = []
-    for episode in stored_episodes(dataset, domain):
-        out.append((episode.states, bool(episode.infos["success"][-1])))
-        if len(out) == DRAWN_EPISODES:
-            break
-    return out
+def _outcome(episode) -> str:
+    return f"{len(episode)} steps, {'goal reached' if episode.infos['success'][-1] else 'goal not reached'}"
+
+
+def _same_start(episode, oracle_frame: pd.DataFrame, oracle_dataset, stored_episodes, domain):
+    """``(position, oracle episode, same start)``: the oracle's episode of ``episode``'s task and
+    seed whose first state is ``episode``'s, else the oracle's first episode of that task (same
+    start False); None when the oracle has no episode of that task."""
+    same_task = np.flatnonzero(oracle_frame["task_id"].to_numpy() == episode.task_id)
+    if len(same_task) == 0:
+        return None
+    seeds = oracle_frame["seed"].to_numpy()
+    same_seed = [int(p) for p in same_task if seeds[p] == episode.seed]
+    for position, expert in zip(same_seed, stored_episodes(oracle_dataset, domain, same_seed)):
+        if np.array_equal(expert.states[0], episode.states[0]):
+            return position, expert, True
+    first = int(same_task[0])
+    return first, next(stored_episodes(oracle_dataset, domain, [first])), False
 
 
 def _goal_by_task(ax, frame: pd.DataFrame, oracle: pd.DataFrame) -> None:
@@ -88,8 +107,12 @@ def _goal_by_task(ax, frame: pd.DataFrame, oracle: pd.DataFrame) -> None:
     ours = frame.groupby("task_id")["success"].mean().reindex(tasks)
     theirs = oracle.groupby("task_id")["success"].mean().reindex(tasks)
     xs = np.arange(len(tasks))
-    ax.bar(xs - 0.2, theirs.fillna(0), 0.4, label="oracle (expert)", color="tab:grey")
-    ax.bar(xs + 0.2, ours.fillna(0), 0.4, label="this dataset", color="tab:green")
+    ax.bar(xs - 0.2, theirs, 0.4, label="oracle (expert)", color="tab:grey")
+    ax.bar(xs + 0.2, ours, 0.4, label="this dataset", color="tab:green")
+    missing = ours.isna().to_numpy()  # a task without episodes here: no bar, a cross (not a 0)
+    if missing.any():
+        ax.plot(xs[missing] + 0.2, np.full(missing.sum(), 0.03), "x", color="tab:green",
+                label="no episode of the task here")
     ax.set_ylabel("goal consistency")
     ax.set_ylim(0, 1.05)
     ax.set_xticks(xs, tasks if len(tasks) <= 24 else [""] * len(tasks), rotation=90, fontsize=6)
@@ -101,8 +124,11 @@ def _lengths(ax, frame: pd.DataFrame, oracle: pd.DataFrame) -> None:
     longest = int(max(frame["length"].max(), oracle["length"].max()))
     width = max(1, -(-longest // 50))
     bins = np.arange(0.5, longest + width + 0.5, width)
-    ax.hist(oracle["length"], bins=bins, alpha=0.5, label="oracle (expert)", color="tab:grey", density=True)
-    ax.hist(frame["length"], bins=bins, alpha=0.5, label="this dataset", color="tab:green", density=True)
+    for lengths, label, color in ((oracle["length"], "oracle (expert)", "tab:grey"),
+                                  (frame["length"], "this dataset", "tab:green")):
+        # each bar the share of the dataset's episodes in its bin (density=True would divide by the width)
+        ax.hist(lengths, bins=bins, weights=np.full(len(lengths), 1 / len(lengths)), alpha=0.5,
+                label=label, color=color)
     ax.set_xlabel(f"episode length (steps; bins of {width})")
     ax.set_ylabel("share of episodes")
     ax.legend(fontsize=8)

@@ -196,10 +196,15 @@ def write_card_files(card: Card, frame: pd.DataFrame, cards_dir: Path) -> list[P
     them and moved into place together once all are written: interrupted, the card files
     there are all as they were."""
     cards_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cards_dir, prefix=f".staging-{card.dataset_id.name}-") as staging:
+    name = card.dataset_id.name
+    with tempfile.TemporaryDirectory(dir=cards_dir, prefix=f".staging-{name}-") as staging:
         staged = _draw_card_files(card, frame, Path(staging))
         for path in staged:
             os.replace(path, cards_dir / path.name)
+    written = {path.name for path in staged}
+    for figure in (f"{name}-episode.png", f"{name}-vs-oracle.png"):  # not drawn this time: an
+        if figure not in written:  # earlier build's picture would outlive the card that showed it
+            (cards_dir / figure).unlink(missing_ok=True)
     return [cards_dir / path.name for path in staged]
 
 

@@ -153,6 +153,7 @@ def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to g
     """Quality by task (or another column) of a built dataset."""
     import pandas as pd
 
+    from ..core.task import UNRESOLVED
     from ..quality.frame import quality_frame
 
     frame = quality_frame(dataset_id)
@@ -160,6 +161,8 @@ def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to g
         known = ", ".join(map(str, frame.columns))
         raise typer.BadParameter(f"expected a column of the quality frame ({known}), got {by!r}",
                                  param_hint="'--by'")
+    # An unresolved task has no predicate: its episodes count in no goal consistency (as in the card).
+    frame["success"] = frame["success"].astype(float).where(frame["task_id"] != UNRESOLVED)
     columns = {"episodes": ("length", "size"), "mean_length": ("length", "mean"),
                "mean_return": ("return", "mean"), "success": ("success", "mean"),
                "illegal_states": ("illegal_states", "sum"), "transition_errors": ("transition_errors", "sum")}
@@ -176,10 +179,12 @@ def inspect(dataset_id: str, by: str = typer.Option("task_id", help="Column to g
     floats = [grouped[c].dtype.kind == "f" for c in grouped.columns]
     for key, row in zip(grouped.index, grouped.itertuples(index=False)):
         label = "(none)" if not isinstance(key, tuple) and pd.isna(key) else str(key)
-        table.add_row(label, *(f"{v:.3f}" if is_float else str(v) for v, is_float in zip(row, floats)))
+        table.add_row(label, *(("n/a" if pd.isna(v) else f"{v:.3f}") if is_float else str(v)
+                               for v, is_float in zip(row, floats)))
     console.print(table)
     replayed = f", actions replayed reach the goal {pct(frame['actions_replayed'].mean())}" if replay else ""
     episodes = f"{len(frame)} episode{'s' * (len(frame) != 1)}"
-    console.print(f"{episodes}, goal consistency {pct(frame['success'].mean())}, "
+    consistency = frame["success"].mean()  # of the resolved episodes, as the card counts it
+    console.print(f"{episodes}, goal consistency {'n/a' if pd.isna(consistency) else pct(consistency)}, "
                   f"illegal states {int(frame['illegal_states'].sum())}, "
                   f"transition errors {int(frame['transition_errors'].sum())}{replayed}")

@@ -23,7 +23,8 @@ from .task import Task
 
 
 class RenderError(RuntimeError):
-    """A state cannot be drawn: the domain has no renderer, or MuJoCo has no OpenGL backend."""
+    """A state cannot be drawn: the domain has no renderer, MuJoCo has no OpenGL backend, or the
+    scene is unknown (an imported episode of an unresolved task, where the scene depends on it)."""
 
 
 def mujoco_image(sim: Simulator, model: Any, data: Any, camera: Any, height: int, width: int) -> np.ndarray:

@@ -53,7 +53,7 @@ def episode_task(domain: Domain, episode: Episode, sim: Simulator) -> Task | Non
         return domain.task(episode.level, episode.task_id)
     except KeyError:
         if sim.needs_task:
-            raise ValueError(f"episode of unknown task {episode.task_id!r} at level {episode.level!r}: "
+            raise RenderError(f"episode of unknown task {episode.task_id!r} at level {episode.level!r}: "
                              f"a {domain.name} scene depends on its task, so it cannot be drawn") from None
         return None
 

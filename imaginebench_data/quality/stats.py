@@ -77,7 +77,7 @@ def plain_json(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return plain_json(value.tolist())
     if isinstance(value, np.generic):
-        return value.item()
+        value = value.item()  # then checked as a Python number: a numpy NaN becomes None too
     if isinstance(value, float) and not np.isfinite(value):
         return None
     return value
