@@ -161,3 +161,29 @@ def test_a_committed_card_figure_is_where_its_markdown_says():
             assert (markdown.parent / target).is_file(), f"{markdown}: {target}"
             shown += 1
     assert shown > 50
+
+
+def test_a_killed_writers_staging_folder_in_the_cards_folder_is_removed_by_the_next(tmp_path, monkeypatch):
+    """Card files are drawn in a staging folder beside them; a writer killed meanwhile left it in
+    cards/ for good. It carries its owner now, and the next writer removes it once the owner is
+    gone (and leaves a live writer's)."""
+    import subprocess
+    import sys
+
+    from imaginebench_data.datasets import install
+
+    card = Card.from_json((CARDS / "clevr-easy-imaginary-v0.json").read_text())
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    dead, live = tmp_path / ".staging-clevr-easy-imaginary-v0-dead", tmp_path / ".staging-other-live"
+    for folder, pid in ((dead, int(gone.stdout)), (live, None)):
+        folder.mkdir()
+        (folder / "half.png").write_bytes(b"half")
+        owner = install._owner() | ({} if pid is None else {"pid": pid, "start": "1"})
+        (folder / install.OWNER).write_text(json.dumps(owner))
+    monkeypatch.setattr(render, "plot_card", lambda card, frame, path: path.write_bytes(b"plot"))
+    monkeypatch.setattr(render, "draw_card_episode", lambda card, path: False)
+    monkeypatch.setattr(render, "plot_against_oracle", lambda card, frame, path: False)
+    render.write_card_files(card, pd.DataFrame(), tmp_path)
+    assert not dead.exists() and live.exists()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == [live.name]

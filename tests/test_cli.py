@@ -651,6 +651,59 @@ def test_existing_versions_among_several_ids_are_refused_before_any_is_built(bui
     assert not (minari_root / easy).exists()
 
 
+def test_an_id_no_recipe_builds_is_refused_before_any_is_built(minari_root, tmp_path):
+    """Found by a review (2026-12-07): `build A A-v1` built A, then refused the unknown id."""
+    easy = "imaginebench/clevr-easy-real-v0"
+    result = CliRunner().invoke(app, ["build", easy, "imaginebench/clevr-easy-real-v1", "--episodes", "2",
+                                      "--workers", "1", "--cards-dir", str(tmp_path / "cards")],
+                                env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert "no recipe builds 'imaginebench/clevr-easy-real-v1'" in " ".join(result.output.split())
+    assert "nothing was built" in result.output and not (minari_root / easy).exists()
+
+
+def test_an_id_named_twice_is_built_once(minari_root, tmp_path):
+    result = CliRunner().invoke(app, ["build", HARD, HARD, "--episodes", "2", "--workers", "1",
+                                      "--cards-dir", str(tmp_path / "cards")], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output  # was: built, then "already exists" (exit 2)
+    assert sum(line.startswith("│ " + HARD) for line in result.output.splitlines()) == 1
+
+
+def test_skip_existing_names_a_damaged_version_instead_of_asking_for_skip_existing(built, minari_root,
+                                                                                      tmp_path):
+    """A folder whose metadata.json is gone is no dataset Minari lists, so --skip-existing cannot
+    leave it be; it said "pass --force ..., or --skip-existing" to a command given it."""
+    (minari_root / HARD / "data" / "metadata.json").unlink()
+    result = CliRunner().invoke(app, ["build", HARD, "--skip-existing", "--episodes", "2", "--workers", "1",
+                                      "--cards-dir", str(tmp_path / "cards")], env={"COLUMNS": "300"})
+    line = " ".join(result.output.split())
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert f"{HARD}: the folder exists but Minari cannot read it" in line
+    assert "pass --force to rebuild it" in line
+
+
+def test_an_interrupt_names_the_datasets_built_before_it(minari_root, tmp_path, monkeypatch):
+    """Ctrl-C in the second of two --force builds: the first is a new version, and the line says so
+    (it said "existing datasets are as they were")."""
+    from imaginebench_data.pipeline import build as pipeline
+
+    real, calls = pipeline.build, []
+
+    def second_interrupted(dataset_id, *args, **kwargs):
+        calls.append(dataset_id)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(dataset_id, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "build", second_interrupted)
+    easy = "imaginebench/clevr-easy-real-v0"
+    result = CliRunner().invoke(app, ["build", HARD, easy, "--force", "--episodes", "2", "--workers", "1",
+                                      "--cards-dir", str(tmp_path / "cards")], env={"COLUMNS": "300"})
+    line = " ".join(result.output.split())
+    assert result.exit_code == 130, result.output
+    assert line.endswith(f"built before the interrupt (new versions): {HARD}")
+
+
 def test_a_backbone_that_is_no_model_folder_is_refused_before_the_real_sets_are_built(minari_root, tmp_path,
                                                                                        monkeypatch):
     """Found by trying it (2026-12-06): the README's `build --domain clevr --backbone PATH` built the

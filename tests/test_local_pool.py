@@ -26,6 +26,55 @@ def test_results_come_in_job_order():
     assert list(LocalPool(2).map(_double, range(7), (_nothing, ()))) == [0, 2, 4, 6, 8, 10, 12]
 
 
+class TwoPartError(Exception):
+    """An error whose constructor takes more than its message: it does not unpickle from args."""
+
+    def __init__(self, message: str, given: str) -> None:
+        super().__init__(message)
+        self.given = given
+
+
+def test_an_error_while_drawing_the_jobs_comes_back_at_once_as_raised():
+    """The jobs iterator (for imagined sets, the model imagining) runs in the caller's thread: its
+    error is raised there, whatever it is. Under Pool.imap it went to a worker to be raised, and
+    one that did not unpickle there killed the worker and hung the build."""
+    def jobs():
+        yield 1
+        yield 2
+        raise TwoPartError("the checkpoint folder is damaged", given="x")
+
+    outcome = {}
+
+    def run():
+        try:
+            outcome["results"] = list(LocalPool(2).map(_double, jobs(), (_nothing, ())))
+        except TwoPartError as error:
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(60)
+    assert not thread.is_alive(), "the pool hung on an error raised by its jobs"
+    assert outcome["error"].given == "x" and "results" not in outcome
+
+
+def test_jobs_are_drawn_as_results_are_handed_on_not_all_at_once():
+    from imaginebench_data.pipeline.executors import WINDOW
+
+    drawn = []
+
+    def jobs():
+        for job in range(1000):
+            drawn.append(job)
+            yield job
+
+    results = LocalPool(2).map(_double, jobs(), (_nothing, ()))
+    assert next(results) == 0
+    assert len(drawn) == WINDOW * 2  # one window of chunks; imap had drawn all 1000 by now
+    assert list(results) == [2 * job for job in range(1, 1000)]
+    results.close()
+
+
 def test_ctrl_c_delivered_to_another_thread_while_the_pool_starts_leaves_no_worker(monkeypatch):
     """The kernel gives a process group's SIGINT to any thread that does not block it (tqdm's
     monitor, here a parked thread); Python then raises in the main thread, which a signal
@@ -77,3 +126,16 @@ def test_chunk_size_keeps_about_32_chunks_per_worker_between_1_and_64(count, wor
     from imaginebench_data.pipeline.generators import chunk_size
 
     assert chunk_size(count, workers) == expected
+
+
+@pytest.mark.parametrize("error", ["build.UnknownRecipeError", "read.DatasetNotFoundError",
+                                   "ids.DatasetIdError"])
+def test_the_packages_errors_with_a_given_text_cross_processes_whole(error):
+    import importlib
+    import pickle
+
+    module, name = error.split(".")
+    package = "pipeline" if module == "build" else "datasets"
+    kind = getattr(importlib.import_module(f"imaginebench_data.{package}.{module}"), name)
+    back = pickle.loads(pickle.dumps(kind("no such dataset", given="imaginebench/x")))
+    assert type(back) is kind and str(back) == "no such dataset" and back.given == "imaginebench/x"

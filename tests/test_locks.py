@@ -169,3 +169,27 @@ def test_a_killed_writers_pool_workers_do_not_keep_its_lock(minari_root, tmp_pat
     lock.release()
     assert local_ids() == []  # and recovery removes the dead writer's staging folder
     assert list(minari_root.iterdir()) == []
+
+
+def test_the_card_files_are_written_while_the_dataset_is_still_locked(minari_root, tmp_path, monkeypatch):
+    """Found 2026-12-07: the card files were written after the lock was let go, so a second
+    --force build of the id could install its dataset in between and the cards folder then
+    described the other build's episodes. They are now written under the lock."""
+    import imaginebench_data.pipeline.publish as publish
+    from imaginebench_data.datasets import install
+    from imaginebench_data.datasets.ids import DatasetId
+
+    real, locked = publish.write_card_files, []
+
+    def checking(card, frame, cards_dir):
+        other = install._id_lock(minari_root, DatasetId.parse(ID))  # another writer's attempt
+        taken = other.try_acquire()
+        if taken:
+            other.release()
+        locked.append(not taken)
+        return real(card, frame, cards_dir)
+
+    monkeypatch.setattr(publish, "write_card_files", checking)
+    result = pipeline.build(ID, episodes=3, workers=1, cards_dir=tmp_path, progress=False)
+    assert locked == [True]
+    assert result.card == read_card(ID) and (tmp_path / "clevr-easy-real-v0.json").is_file()

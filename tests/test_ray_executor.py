@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from imaginebench_data.cli import app
 from imaginebench_data.imagine import checkpoints as store
 from imaginebench_data.pipeline.build import build
-from imaginebench_data.pipeline.executors import ExecutorError, RayCluster, make_executor
+from imaginebench_data.pipeline.executors import WINDOW, ExecutorError, RayCluster, make_executor
 from imaginebench_data.pipeline.recipe import load_recipes
 
 ray = pytest.importorskip("ray")
@@ -134,7 +134,7 @@ def test_results_come_in_job_order_with_bounded_work_in_flight(cluster):
     seen = []
     for result in cluster.map(math.sqrt, jobs(), (time.sleep, (0,)), chunksize=3):
         seen.append(result)
-        assert len(drawn) - len(seen) <= 2 * 2 * 3  # 2 chunks per actor, never the whole input
+        assert len(drawn) - len(seen) <= WINDOW * 2 * 3  # WINDOW chunks per actor, never the whole input
     assert seen == [math.sqrt(job) for job in range(40)]
 
 

@@ -4,7 +4,6 @@ the domain can draw its states, ``cards/<name>-episode.png`` (one episode, ``epi
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,8 @@ import pandas as pd
 from .card import Card
 from .episode import draw_card_episode
 from .oracle import plot_against_oracle
+
+STAGING = ".staging-"  # the card files' staging folders in the cards folder
 
 
 def _pct(value: float | None) -> str:
@@ -195,10 +196,13 @@ def write_card_files(card: Card, frame: pd.DataFrame, cards_dir: Path) -> list[P
     oracle where there is one); return the paths. They are drawn in a staging folder beside
     them and moved into place together once all are written: interrupted, the card files
     there are all as they were."""
+    from ..datasets.install import owned_scratch, remove_abandoned
+
     cards_dir.mkdir(parents=True, exist_ok=True)
+    remove_abandoned(cards_dir, STAGING)  # a killed writer's (left in cards/ until 2026-12-07)
     name = card.dataset_id.name
-    with tempfile.TemporaryDirectory(dir=cards_dir, prefix=f".staging-{name}-") as staging:
-        staged = _draw_card_files(card, frame, Path(staging))
+    with owned_scratch(cards_dir, f"{STAGING}{name}-") as staging:
+        staged = _draw_card_files(card, frame, staging)
         for path in staged:
             os.replace(path, cards_dir / path.name)
     written = {path.name for path in staged}

@@ -36,6 +36,13 @@ def _committed_checksum(dataset_id: str, cards_dir: Path | None, scale: str) -> 
 
 
 
+def interrupted_build(built: list[str]) -> str:
+    """What a Ctrl-C during a build of several datasets kept: the one being built is as it
+    was, those finished before it are the new versions."""
+    kept = "nothing half-written was left; the dataset being built is as it was"
+    return kept + (f"; built before the interrupt (new versions): {', '.join(built)}" if built else "")
+
+
 @app.command(epilog=examples("imaginebench build imaginebench/clevr-train-real-v0",
                                "imaginebench build --domain babyai --scale paper --workers 4",
                                "imaginebench build --domain babyai --scale paper --executor ray "
@@ -92,6 +99,7 @@ def build(
     from ..datasets.read import local_ids
     from ..datasets.writer import DatasetExistsError, existing_versions
     from ..imagine.config import check_backbone
+    from ..pipeline.build import UnknownRecipeError
     from ..pipeline.build import build as build_one
     from ..pipeline.executors import make_executor
     from ..pipeline.recipe import ACTION_SOURCES, MODEL_GENERATORS, SCALES, build_order, load_recipes
@@ -114,9 +122,13 @@ def build(
         raise typer.BadParameter(f"no recipes for domain(s) {unknown}; domains with recipes: "
                                  f"{sorted({r.domain for r in recipes.values()})}")
     targets += [i for i, r in sorted(recipes.items()) if r.domain in (domains or []) and i not in targets]
-    targets = build_order(targets, recipes)
+    targets = build_order(list(dict.fromkeys(targets)), recipes)  # an id named twice is built once
     if not targets:
         raise typer.BadParameter("name dataset ids, or pass --default or --domain NAME")
+    missing = [i for i in targets if i not in recipes]
+    if missing:  # all of them, before any work (found 2026-12-07: after the ids before it were built)
+        raise UnknownRecipeError(f"no recipe builds {', '.join(map(repr, missing))} (`imaginebench list` "
+                                 f"shows the {len(recipes)} that exist); nothing was built", given=missing[0])
     choose_numerics(numerics, [recipes[i] for i in targets if i in recipes and recipes[i].generator
                                 in MODEL_GENERATORS])
     existing = set(local_ids())
@@ -126,6 +138,10 @@ def build(
         table.add_column(column)
     todo = [i for i in targets if not (skip_existing and i in existing and not force)]
     present = existing_versions(todo) if not force else []
+    if present and skip_existing:  # folders Minari does not list: --skip-existing cannot leave them be
+        raise DatasetExistsError(f"{', '.join(present)}: the folder exists but Minari cannot read it "
+                                 "(damaged: see `imaginebench verify`); nothing was built: pass --force "
+                                 f"to rebuild {'it' if len(present) == 1 else 'them'}")
     if present:  # all of them said before any is built (found 2026-12-06: refused one by one, midway)
         raise DatasetExistsError(f"{', '.join(present)} already exist{'s' if len(present) == 1 else ''}; "
                                  "nothing was built: pass --force to replace, or --skip-existing to build "
@@ -139,6 +155,7 @@ def build(
 
         hf_logging.disable_progress_bar()  # per-file "Loading weights" bars; ours show the work
     runner = make_executor(executor, workers, address) if todo else None  # one for every dataset
+    built: list[str] = []
     try:
         for dataset_id in todo:
             committed = _committed_checksum(dataset_id, cards_dir, scale)
@@ -152,12 +169,15 @@ def build(
                 console.print(f"[yellow]{error}[/yellow]")
                 table.add_row(dataset_id, "0", "0", "-", "-", "-", "-", "not built: no episode passed")
                 continue
+            built.append(dataset_id)
             card = result.card
             same = ("no card before" if committed is None
                     else "yes" if committed == card.checksum else "[red]no")
             table.add_row(dataset_id, str(card.episodes), str(card.steps), pct(card.goal_consistency),
                           pct(card.illegal_state_rate), pct(card.transition_error_rate),
                           f"{result.seconds:.1f}", same)
+    except KeyboardInterrupt:  # say what was written before it: those versions are replaced
+        raise KeyboardInterrupt(interrupted_build(built)) from None
     finally:
         if runner is not None:
             runner.close()

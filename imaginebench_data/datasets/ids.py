@@ -27,6 +27,9 @@ class DatasetIdError(ValueError):
         super().__init__(message)
         self.given = given
 
+    def __reduce__(self):  # pickled whole (a worker's error crosses processes), ``given`` too
+        return type(self), (self.args[0], self.given)
+
 
 @dataclass(frozen=True, order=True)
 class DatasetId:

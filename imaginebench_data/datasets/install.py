@@ -214,6 +214,17 @@ def _owner() -> dict:
             "start": _process_start(os.getpid()), "created": time.time()}
 
 
+def _owned_folder(parent: Path, prefix: str) -> Path:
+    """A new folder ``parent/prefix*`` with this process's owner file (see ``stale_reason``)."""
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    try:
+        _write_atomic(path / OWNER, json.dumps(_owner()))
+    except BaseException:
+        shutil.rmtree(path, ignore_errors=True)
+        raise
+    return path
+
+
 @contextlib.contextmanager
 def staging_folder(root: Path) -> Iterator[Path]:
     """A new staging folder under ``root`` owned by this process (made under the staging lock,
@@ -221,12 +232,37 @@ def staging_folder(root: Path) -> Iterator[Path]:
     path = None
     try:
         with FileLock(root / LOCKS / "staging.lock", "staging folders"):
-            path = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=root))
-            _write_atomic(path / OWNER, json.dumps(_owner()))
+            path = _owned_folder(root, STAGING_PREFIX)
         yield path
     finally:  # also after an error or Ctrl-C while it was being made
         if path is not None:
             shutil.rmtree(path, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def owned_scratch(parent: Path, prefix: str) -> Iterator[Path]:
+    """A scratch folder ``parent/prefix*`` outside a Minari root (the card files' staging),
+    removed on exit and, after a kill, by the next ``remove_abandoned(parent, prefix)``: made
+    without a lock, so a folder found without its owner file is left for ``ORPHAN_AGE_S``."""
+    path = _owned_folder(parent, prefix)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def remove_abandoned(parent: Path, prefix: str) -> list[str]:
+    """Remove the folders ``parent/prefix*`` whose owner is gone (``stale_reason``); say which."""
+    done = []
+    for path in parent.glob(f"{prefix}*"):
+        with contextlib.suppress(FileNotFoundError):
+            reason = stale_reason(path) if path.is_dir() else None
+            if reason:
+                shutil.rmtree(path, ignore_errors=True)
+                done.append(f"removed the scratch folder {path} ({reason})")
+    for line in done:
+        logger.warning("imaginebench: %s", line)
+    return done
 
 
 def stale_reason(path: Path) -> str | None:

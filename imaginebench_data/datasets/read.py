@@ -49,6 +49,9 @@ class DatasetNotFoundError(KeyError):
         super().__init__(message)
         self.given = given
 
+    def __reduce__(self):  # pickled whole (a worker's error crosses processes), ``given`` too
+        return type(self), (self.args[0], self.given)
+
     def __str__(self) -> str:  # KeyError would quote the whole message
         return str(self.args[0])
 

@@ -109,11 +109,14 @@ def _buffers(episodes: Iterable[Episode], domain: Domain, on_episode: Callable[[
 
 def write_dataset(dataset_id: str, episodes: Iterable[Episode], domain: Domain, *,
                   make_card: Callable[[str], Card], on_episode: Callable[[Episode], None],
-                  description: str, force: bool = False) -> Path:
+                  description: str, force: bool = False,
+                  installed: Callable[[], None] | None = None) -> Path:
     """Write ``episodes`` as Minari dataset ``dataset_id``; return its folder.
 
     ``on_episode`` sees each validated episode (the builder accumulates statistics there);
     ``make_card(checksum)`` is called after the last episode and must return the card.
+    ``installed()`` is called once the dataset is in place, still under its lock: the card
+    files written there describe the dataset installed, whatever another writer of the id does.
     """
     parsed = DatasetId.parse(dataset_id)
     if not force:  # before the reference scores, seconds to minutes; again under the lock below
@@ -163,6 +166,8 @@ def write_dataset(dataset_id: str, episodes: Iterable[Episode], domain: Domain, 
                 _settle_dataset_size(dataset.storage)
             _ensure_namespace(root, parsed.namespace)
             install.install(staging / str(parsed), destination, root)
+        if installed is not None:
+            installed()
     return destination
 
 

@@ -28,6 +28,9 @@ class UnknownRecipeError(KeyError):
         super().__init__(message)
         self.given = given
 
+    def __reduce__(self):  # pickled whole (a worker's error crosses processes), ``given`` too
+        return type(self), (self.args[0], self.given)
+
     def __str__(self) -> str:
         return str(self.args[0])
 

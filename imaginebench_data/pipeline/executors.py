@@ -4,8 +4,12 @@ An executor maps a picklable ``function`` over ``jobs`` in worker processes, eac
 by ``setup(*setup_args)`` (the domain's simulator), and yields the results **in the order of
 the jobs**, as they come: whichever worker ran a job, the writer sees the same episodes in the
 same order, so a dataset has the same bytes (and checksum) on either executor. Jobs are
-drawn from their iterator only as workers free up (at most ``2 x workers`` chunks in flight
-on Ray), so a build never holds a whole dataset in memory.
+drawn from their iterator in the caller's thread, and only as results are handed on (at most
+``WINDOW`` chunks per worker in flight), so a build never holds a whole dataset in memory, an
+error raised while drawing them (the model imagining) comes back at once, as raised, and an
+interrupted build does not wait for the next job to be drawn. (Until 2026-12-07 the local
+pool drew them with ``Pool.imap``, in multiprocessing's task thread, all at once: an error
+there was sent to a worker to raise, and one that did not unpickle there hung the build.)
 
 - ``LocalPool(workers)``: ``workers`` forked processes (``multiprocessing``); 1 runs in this one.
 - ``RayCluster(workers, address)``: ``workers`` Ray actors of one CPU each, on the Ray instance
@@ -16,6 +20,7 @@ on Ray), so a build never holds a whole dataset in memory.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import itertools
 import logging
@@ -39,6 +44,17 @@ class ExecutorError(RuntimeError):
 
 Setup = tuple[Callable[..., None], tuple]  # (initializer, its arguments), run once per worker
 Job = Callable[[Any], Any]
+WINDOW = 4  # chunks per worker submitted and not yet handed on
+
+
+def _chunks(jobs: Iterable, chunksize: int) -> Iterator[list]:
+    jobs = iter(jobs)
+    while chunk := list(itertools.islice(jobs, chunksize)):
+        yield chunk
+
+
+def _run_chunk(function: Job, chunk: list) -> list:
+    return [function(job) for job in chunk]
 
 
 class LocalPool:
@@ -56,7 +72,13 @@ class LocalPool:
             yield from map(function, jobs)
             return
         with _forked_pool(self.workers, initializer, args) as pool:
-            yield from pool.imap(function, jobs, chunksize=chunksize)
+            pending: collections.deque = collections.deque()
+            for chunk in _chunks(jobs, chunksize):
+                pending.append(pool.apply_async(_run_chunk, (function, chunk)))
+                if len(pending) == WINDOW * self.workers:
+                    yield from pending.popleft().get()  # the oldest chunk: results in job order
+            while pending:
+                yield from pending.popleft().get()
 
     def provenance(self) -> dict[str, Any]:
         return {"workers": self.workers}
@@ -101,7 +123,7 @@ class _Worker:
         if setup != self.setup:
             setup[0](*setup[1])
             self.setup = setup
-        return [function(job) for job in chunk]
+        return _run_chunk(function, chunk)
 
 
 class RayCluster:
@@ -139,13 +161,11 @@ class RayCluster:
 
     def map(self, function: Job, jobs: Iterable, setup: Setup, chunksize: int = 1) -> Iterator:
         pool = self._pool_type(self._actors)
-        window = 2 * len(self._actors)  # chunks submitted but not yet handed on
         in_flight = 0
-        jobs = iter(jobs)
-        while chunk := list(itertools.islice(jobs, chunksize)):
+        for chunk in _chunks(jobs, chunksize):
             pool.submit(lambda actor, part: actor.run.remote(setup, function, part), chunk)
             in_flight += 1
-            if in_flight == window:
+            if in_flight == WINDOW * len(self._actors):
                 yield from pool.get_next()  # the oldest chunk: results stay in submission order
                 in_flight -= 1
         while pool.has_next():

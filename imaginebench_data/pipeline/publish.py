@@ -52,13 +52,18 @@ def publish(dataset_id: DatasetId, episodes: Iterable[Episode], domain: Domain, 
         return build_card(dataset_id, domain, pd.DataFrame(rows), checksum, scale=scale,
                           provenance=provenance(), notes=notes)
 
+    written: list[Card | list[Path]] = []
+
+    def write_cards() -> None:  # under the id's lock: no other writer's dataset in between
+        card = read_card(dataset_id)  # the card exactly as Minari stores it
+        written.extend([card, write_card_files(card, pd.DataFrame(rows), cards_dir)])
+
     try:
         path = write_dataset(dataset_id, episodes, domain, make_card=make_card, on_episode=on_episode,
-                             description=description, force=force)
+                             description=description, force=force, installed=write_cards)
     finally:
         bar.close()
-    card = read_card(dataset_id)  # the card exactly as Minari stores it
-    return Published(path, card, write_card_files(card, pd.DataFrame(rows), cards_dir))
+    return Published(path, *written)
 
 
 def check_cards_dir(cards_dir: Path) -> None:
