@@ -716,3 +716,18 @@ def test_a_backbone_that_is_no_model_folder_is_refused_before_the_real_sets_are_
     assert "expected 'scratch' or a Hugging Face model directory with a config.json" in " ".join(
         result.output.split())
     assert not (minari_root / "imaginebench").exists()
+
+
+def test_skip_existing_still_says_whether_a_skipped_set_is_the_committed_one(built, tmp_path):
+    """A second `make demo` skips what is built; its table still has a row for each, against the
+    committed card (here the cards folder the first build wrote)."""
+    cards = str(tmp_path / "cards")
+    again = CliRunner().invoke(app, ["build", HARD, "--skip-existing", "--cards-dir", cards],
+                               env={"COLUMNS": "300"})
+    row = next(line for line in again.output.splitlines() if line.startswith("│ " + HARD))
+    cells = [cell.strip() for cell in row.split("│")[1:-1]]
+    assert again.exit_code == 0 and cells[1:3] == [str(built["episodes"]), str(built["steps"])]
+    assert cells[-2:] == ["skipped", "yes"]
+    paper = CliRunner().invoke(app, ["build", HARD, "--skip-existing", "--scale", "paper",
+                                     "--cards-dir", cards], env={"COLUMNS": "300"})
+    assert "built at demo scale" in paper.output, paper.output

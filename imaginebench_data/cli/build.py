@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from .app import (
@@ -34,6 +35,9 @@ def _committed_checksum(dataset_id: str, cards_dir: Path | None, scale: str) -> 
         return None
 
 
+def _as_committed(committed: str | None, checksum: str) -> str:
+    """The table's last column: whether ``checksum`` is the committed card's."""
+    return "no card before" if committed is None else "yes" if committed == checksum else "[red]no"
 
 
 def interrupted_build(built: list[str]) -> str:
@@ -95,8 +99,9 @@ def build(
 
     Real datasets are built before imaginary ones (which are grounded on a real one).
     """
+    from ..cards.card import CardError
     from ..datasets.ids import DatasetId
-    from ..datasets.read import local_ids
+    from ..datasets.read import DatasetNotFoundError, local_ids, read_card
     from ..datasets.writer import DatasetExistsError, existing_versions
     from ..imagine.config import check_backbone
     from ..pipeline.build import UnknownRecipeError
@@ -147,8 +152,17 @@ def build(
                                  "nothing was built: pass --force to replace, or --skip-existing to build "
                                  "only what is missing")
     for dataset_id in targets:
-        if dataset_id not in todo:
+        if dataset_id not in todo:  # a row too: a second `make demo` still says what it has
             console.print(f"[yellow]{dataset_id} exists; skipped (use --force to rebuild)[/yellow]")
+            try:
+                stored = read_card(dataset_id)
+            except (DatasetNotFoundError, CardError) as error:
+                table.add_row(dataset_id, "-", "-", "-", "-", "-", "skipped", f"[red]{escape(str(error))}")
+                continue
+            same = (f"built at {stored.scale} scale" if stored.scale != scale
+                    else _as_committed(_committed_checksum(dataset_id, cards_dir, scale), stored.checksum))
+            table.add_row(dataset_id, str(stored.episodes), str(stored.steps), pct(stored.goal_consistency),
+                          pct(stored.illegal_state_rate), pct(stored.transition_error_rate), "skipped", same)
     if any(recipes[i].generator in MODEL_GENERATORS for i in todo if i in recipes):  # only then transformers
         check_backbone(backbone)  # before the real sets it would be grounded on are built
         from transformers.utils import logging as hf_logging
@@ -171,8 +185,7 @@ def build(
                 continue
             built.append(dataset_id)
             card = result.card
-            same = ("no card before" if committed is None
-                    else "yes" if committed == card.checksum else "[red]no")
+            same = _as_committed(committed, card.checksum)
             table.add_row(dataset_id, str(card.episodes), str(card.steps), pct(card.goal_consistency),
                           pct(card.illegal_state_rate), pct(card.transition_error_rate),
                           f"{result.seconds:.1f}", same)
