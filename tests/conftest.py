@@ -1,4 +1,4 @@
-# ruff: noqa: I001  (imaginebench_data is imported before numpy: it picks numpy's OpenBLAS kernels)
+# ruff: noqa: I001, E402  (imaginebench_data is imported before numpy, after the folders below are set)
 import os
 
 # Under pytest-xdist (make test runs 2 workers) each worker's torch keeps its own OpenMP threads,
@@ -7,6 +7,19 @@ import os
 # is read when torch loads, so before anything imports it; it changes timing, never results.
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+# The tests never read or write the user's datasets, models or caches: `make demo` then `make
+# test` (the README's order) failed two tests that met the demo's CLEVR sets in ~/.minari (found
+# 2026-12-07). Each test process gets empty folders of its own; fixtures may point elsewhere.
+import atexit
+import shutil
+import tempfile
+
+_SCRATCH = tempfile.mkdtemp(prefix="imaginebench-tests-")
+atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)
+for _variable, _folder in (("MINARI_DATASETS_PATH", "minari"), ("IMAGINEBENCH_MODELS", "models"),
+                           ("IMAGINEBENCH_CACHE", "cache")):
+    os.environ[_variable] = os.path.join(_SCRATCH, _folder)
 
 import imaginebench_data  # noqa: F401  first: it picks numpy's OpenBLAS kernels and MuJoCo's OpenGL backend
 import numpy as np
