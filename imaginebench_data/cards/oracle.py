@@ -9,7 +9,7 @@ rollouts of the same level: ``<name>-vs-oracle.png``.
   where the oracle's episode ``i`` does), so each pair shows what the model imagined against
   what the expert did from the same start. A verified dataset keeps some episodes and
   regenerates others from new starts; where no oracle episode starts there, the oracle's first
-  episode of the same task is drawn, and its title says so.
+  episode of the same task is drawn, its title saying so on a second line.
 
 Drawn only when the oracle is built in the same Minari folder (it always is after
 ``make demo``: real datasets are built first).
@@ -74,8 +74,8 @@ def plot_against_oracle(card: Card, frame: pd.DataFrame, path: Path) -> bool:
                 continue
             position, expert, same = match
             domain.draw_states(ax, expert.states)
-            start = "" if same else ", same task, another start"
-            ax.set_title(f"oracle (expert) episode {position}{start}: {_outcome(expert)}", fontsize=9)
+            start = "" if same else "\n(the same task from another start)"
+            ax.set_title(f"oracle (expert) episode {position}: {_outcome(expert)}{start}", fontsize=9)
     fig.suptitle(f"{card.id} against its oracle {oracle}")
     fig.savefig(path, dpi=70)
     plt.close(fig)
