@@ -191,6 +191,14 @@ def plot_card(card: Card, frame: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
+def _episode_figure(name: str) -> str:
+    return f"{name}-episode.png"
+
+
+def _oracle_figure(name: str) -> str:
+    return f"{name}-vs-oracle.png"
+
+
 def write_card_files(card: Card, frame: pd.DataFrame, cards_dir: Path) -> list[Path]:
     """Write the card's JSON, Markdown and plots (statistics, one drawn episode, against the
     oracle where there is one); return the paths. They are drawn in a staging folder beside
@@ -206,7 +214,7 @@ def write_card_files(card: Card, frame: pd.DataFrame, cards_dir: Path) -> list[P
         for path in staged:
             os.replace(path, cards_dir / path.name)
     written = {path.name for path in staged}
-    for figure in (f"{name}-episode.png", f"{name}-vs-oracle.png"):  # not drawn this time: an
+    for figure in (_episode_figure(name), _oracle_figure(name)):  # not drawn this time: an
         if figure not in written:  # earlier build's picture would outlive the card that showed it
             (cards_dir / figure).unlink(missing_ok=True)
     return [cards_dir / path.name for path in staged]
@@ -218,11 +226,11 @@ def _draw_card_files(card: Card, frame: pd.DataFrame, cards_dir: Path) -> list[P
     paths[0].write_text(card.dumps())
     markdown = render_markdown(card)
     plot_card(card, frame, paths[2])
-    episode = cards_dir / f"{name}-episode.png"
+    episode = cards_dir / _episode_figure(name)
     if draw_card_episode(card, episode):
         markdown += f"\n## One episode\n\n![the first episode of {name}]({episode.name})\n"
         paths.append(episode)
-    against = cards_dir / f"{name}-vs-oracle.png"
+    against = cards_dir / _oracle_figure(name)
     if plot_against_oracle(card, frame, against):
         markdown += f"\n## Against the oracle\n\n![{name} against its oracle]({against.name})\n"
         paths.append(against)

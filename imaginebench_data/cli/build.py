@@ -40,6 +40,12 @@ def _as_committed(committed: str | None, checksum: str) -> str:
     return "no card before" if committed is None else "yes" if committed == checksum else "[red]no"
 
 
+def _card_row(card) -> list[str]:
+    """The table's first six cells for a built dataset's ``card``."""
+    return [card.id, str(card.episodes), str(card.steps), pct(card.goal_consistency),
+            pct(card.illegal_state_rate), pct(card.transition_error_rate)]
+
+
 def interrupted_build(built: list[str]) -> str:
     """What a Ctrl-C during a build of several datasets kept: the one being built is as it
     was, those finished before it are the new versions."""
@@ -161,8 +167,7 @@ def build(
                 continue
             same = (f"built at {stored.scale} scale" if stored.scale != scale
                     else _as_committed(_committed_checksum(dataset_id, cards_dir, scale), stored.checksum))
-            table.add_row(dataset_id, str(stored.episodes), str(stored.steps), pct(stored.goal_consistency),
-                          pct(stored.illegal_state_rate), pct(stored.transition_error_rate), "skipped", same)
+            table.add_row(*_card_row(stored), "skipped", same)
     if any(recipes[i].generator in MODEL_GENERATORS for i in todo if i in recipes):  # only then transformers
         check_backbone(backbone)  # before the real sets it would be grounded on are built
         from transformers.utils import logging as hf_logging
@@ -186,9 +191,7 @@ def build(
             built.append(dataset_id)
             card = result.card
             same = _as_committed(committed, card.checksum)
-            table.add_row(dataset_id, str(card.episodes), str(card.steps), pct(card.goal_consistency),
-                          pct(card.illegal_state_rate), pct(card.transition_error_rate),
-                          f"{result.seconds:.1f}", same)
+            table.add_row(*_card_row(card), f"{result.seconds:.1f}", same)
     except KeyboardInterrupt:  # say what was written before it: those versions are replaced
         raise KeyboardInterrupt(interrupted_build(built)) from None
     finally:

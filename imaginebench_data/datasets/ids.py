@@ -19,16 +19,21 @@ _ID = re.compile(
 )
 
 
-class DatasetIdError(ValueError):
-    """A string that is not a dataset id; the message shows what was given and what is expected
-    (``given``: the text, for a "did you mean")."""
+class GivenText:
+    """A mixin of the errors that carry what the user gave (``given``, for a "did you mean"),
+    pickled whole, ``given`` too: a worker's error crosses processes."""
 
     def __init__(self, message: str, given: object = None) -> None:
         super().__init__(message)
         self.given = given
 
-    def __reduce__(self):  # pickled whole (a worker's error crosses processes), ``given`` too
+    def __reduce__(self):
         return type(self), (self.args[0], self.given)
+
+
+class DatasetIdError(GivenText, ValueError):
+    """A string that is not a dataset id; the message shows what was given and what is expected
+    (``given``: the text)."""
 
 
 @dataclass(frozen=True, order=True)

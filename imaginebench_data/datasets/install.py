@@ -253,15 +253,21 @@ def owned_scratch(parent: Path, prefix: str) -> Iterator[Path]:
 
 def remove_abandoned(parent: Path, prefix: str) -> list[str]:
     """Remove the folders ``parent/prefix*`` whose owner is gone (``stale_reason``); say which."""
-    done = []
-    for path in parent.glob(f"{prefix}*"):
-        with contextlib.suppress(FileNotFoundError):
-            reason = stale_reason(path) if path.is_dir() else None
-            if reason:
-                shutil.rmtree(path, ignore_errors=True)
-                done.append(f"removed the scratch folder {path} ({reason})")
+    done = _remove_stale([path for path in parent.glob(f"{prefix}*") if path.is_dir()], "scratch folder")
     for line in done:
         logger.warning("imaginebench: %s", line)
+    return done
+
+
+def _remove_stale(folders: list[Path], kind: str) -> list[str]:
+    """Remove those of ``folders`` whose owner is gone (``stale_reason``); say which."""
+    done = []
+    for path in folders:
+        with contextlib.suppress(FileNotFoundError):
+            reason = stale_reason(path)
+            if reason:
+                shutil.rmtree(path, ignore_errors=True)
+                done.append(f"removed the {kind} {path.name} ({reason})")
     return done
 
 
@@ -288,15 +294,8 @@ def _clean_staging(root: Path, names: list[str]) -> list[str]:
     lock = FileLock(root / LOCKS / "staging.lock", "staging folders")
     if not lock.try_acquire():  # another process is making or cleaning one: it is its turn
         return []
-    done = []
     with lock:
-        for name in names:
-            with contextlib.suppress(FileNotFoundError):
-                reason = stale_reason(root / name)
-                if reason:
-                    shutil.rmtree(root / name, ignore_errors=True)
-                    done.append(f"removed the staging folder {name} ({reason})")
-    return done
+        return _remove_stale([root / name for name in names], "staging folder")
 
 
 # --- recovery ---------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from ..cards.card import Card, CardError
 from ..core.domain import Domain
 from ..core.episode import Episode
 from . import hdf5_layout, hdf5_reader
-from .ids import NAMESPACE, DatasetId, DatasetIdError, datasets_root
+from .ids import NAMESPACE, DatasetId, DatasetIdError, GivenText, datasets_root
 from .install import recover
 
 CARD_KEY = "imaginebench_card"
@@ -42,15 +42,8 @@ class StoredEpisodeError(ValueError):
     """A stored episode that cannot be read (a damaged or edited file), named with its place."""
 
 
-class DatasetNotFoundError(KeyError):
+class DatasetNotFoundError(GivenText, KeyError):
     """No local dataset has this id (``given``, where known, for a "did you mean")."""
-
-    def __init__(self, message: str, given: str | None = None) -> None:
-        super().__init__(message)
-        self.given = given
-
-    def __reduce__(self):  # pickled whole (a worker's error crosses processes), ``given`` too
-        return type(self), (self.args[0], self.given)
 
     def __str__(self) -> str:  # KeyError would quote the whole message
         return str(self.args[0])

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cards.card import Card
-from ..datasets.ids import NAMESPACE, DatasetId
+from ..datasets.ids import NAMESPACE, DatasetId, GivenText
 from ..datasets.writer import check_datasets_folder, refuse_existing
 from ..domains import get_domain
 from ..imagine.config import SCRATCH
@@ -21,15 +21,8 @@ from .recipe import MODEL_GENERATORS, Recipe, load_recipes
 from .verified import verified_episodes
 
 
-class UnknownRecipeError(KeyError):
+class UnknownRecipeError(GivenText, KeyError):
     """No recipe builds this id (``given``, for a "did you mean")."""
-
-    def __init__(self, message: str, given: str) -> None:
-        super().__init__(message)
-        self.given = given
-
-    def __reduce__(self):  # pickled whole (a worker's error crosses processes), ``given`` too
-        return type(self), (self.args[0], self.given)
 
     def __str__(self) -> str:
         return str(self.args[0])
