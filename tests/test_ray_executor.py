@@ -7,6 +7,7 @@ import sys
 import time
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -136,6 +137,36 @@ def test_results_come_in_job_order_with_bounded_work_in_flight(cluster):
         seen.append(result)
         assert len(drawn) - len(seen) <= WINDOW * 2 * 3  # WINDOW chunks per actor, never the whole input
     assert seen == [math.sqrt(job) for job in range(40)]
+
+
+def test_actors_get_the_numerics_chosen_here_on_a_ray_the_user_started(local_ray, monkeypatch):
+    """Found 2026-12-07: the portable-numerics settings went only to a Ray this package started;
+    on the user's own ``ray.init()`` (as ``local_ray`` is) the actors kept the raylet's."""
+    import os
+
+    from imaginebench_data.imagine.numerics import PORTABLE_ENV
+
+    monkeypatch.setenv("MKL_CBWR", "AUTO")  # set after Ray started: an actor has it only if given it
+    executor = RayCluster(workers=1)
+    try:
+        seen = list(executor.map(os.getenv, list(PORTABLE_ENV), (time.sleep, (0,))))
+    finally:
+        executor.close()
+    assert seen == [os.environ.get(key) for key in PORTABLE_ENV] and seen[0] == "AUTO"
+
+
+def test_a_fault_in_an_actors_episode_keeps_where_it_happened(cluster):
+    from imaginebench_data.pipeline import generators
+    from imaginebench_data.pipeline.executors import EpisodeError
+
+    episode = generators.Episode(states=np.zeros((3, 2), np.float32), actions=np.zeros(2, np.int64),
+                                 rewards=np.zeros(2, np.float32), terminations=np.zeros(2, bool),
+                                 truncations=np.ones(2, bool), instruction="x", task_id="no-such-task",
+                                 level="easy", phrasing_id=0, seed=11, source="imaginary")
+    with pytest.raises(EpisodeError) as raised:  # Ray's error is also an EpisodeError, its fields forwarded
+        list(cluster.map(generators._annotate_job, [episode], (generators._init_worker, ("clevr",))))
+    assert raised.value.where == "checking the imaginary episode of task 'no-such-task' with seed 11"
+    assert raised.value.fault.startswith("KeyError: ")
 
 
 def test_more_workers_than_cluster_cpus_is_refused(local_ray):

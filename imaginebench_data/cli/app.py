@@ -11,10 +11,13 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ..pipeline.executors import ExecutorError  # light: Ray is imported only when used
+from ..pipeline.executors import EpisodeError, ExecutorError  # light: Ray is imported only when used
 
 # A user's mistake (an unknown or malformed id, an existing version, a missing file) is
-# answered with one line and exit code 2; --debug shows the traceback instead.
+# answered with one line and exit code 2; --debug shows the traceback instead. An error in the
+# work on an episode (``EpisodeError``: a fault of the code, in a worker or here) is one line too,
+# naming the episode, with exit code 1: a KeyError there is no user's mistake (until 2026-12-07 it
+# was answered as one, without saying where it happened).
 USER_ERRORS = (KeyError, ValueError, FileNotFoundError, FileExistsError, NotADirectoryError, PermissionError,
                TimeoutError, ExecutorError)
 _options = {"debug": False}
@@ -64,6 +67,14 @@ class _App(typer.Typer):
                     kept = str(error) or "nothing half-written was left; existing datasets are as they were"
                     err_console.print(f"interrupted: {escape(kept)}", highlight=False, soft_wrap=True)
                     raise typer.Exit(interrupt.exit_code()) from None
+                except EpisodeError as error:
+                    if _options["debug"]:
+                        raise
+                    line = (f"{error.where} failed: {error.fault}. This is a fault of imaginebench-data or "
+                            "of the domain's code, not of your input; the dataset was not written. Rerun "
+                            "with --debug for the traceback, and please report it")
+                    err_console.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
+                    raise typer.Exit(1) from None
                 except USER_ERRORS as error:
                     if _options["debug"]:
                         raise

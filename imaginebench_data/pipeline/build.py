@@ -14,7 +14,7 @@ from ..datasets.writer import check_datasets_folder, refuse_existing
 from ..domains import get_domain
 from ..imagine.config import SCRATCH
 from ..imagine.numerics import require
-from .executors import Executor, make_executor
+from .executors import EpisodeError, Executor, make_executor
 from .generators import expert_episodes, imagined_episodes
 from .publish import check_cards_dir, publish
 from .recipe import MODEL_GENERATORS, Recipe, load_recipes
@@ -106,6 +106,8 @@ def build(dataset_id: str | DatasetId, scale: str = "demo", *, force: bool = Fal
             generator["episodes_override"] = {"built": count, "recipe_at_scale": recipe.episodes[scale]}
         published = _publish(dataset_id, recipe, rollouts, generator, scale=scale, count=count, force=force,
                              cards_dir=cards_dir, progress=progress, started=started)
+    except EpisodeError as error:  # name the dataset too (a Ray error forwards where and fault)
+        raise EpisodeError(f"{dataset_id}, {error.where}", error.fault) from error
     finally:
         if own:
             runner.close()

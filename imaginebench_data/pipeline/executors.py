@@ -15,7 +15,12 @@ there was sent to a worker to raise, and one that did not unpickle there hung th
 - ``RayCluster(workers, address)``: ``workers`` Ray actors of one CPU each, on the Ray instance
   this process is already connected to, else on ``address`` (``ray start --head`` prints it),
   else on a local Ray started here (and stopped by ``close``). Every node needs this package
-  installed, as on the driver.
+  installed, as on the driver. Each actor gets this process's portable-numerics settings
+  (``PORTABLE_ENV``), whoever started Ray.
+
+A job that fails in a worker is a fault of the code (the domain's expert, simulator or
+checkers), not of the user's input: the job functions report it as an ``EpisodeError`` naming
+the episode (``episode_fault``), and the command line answers it in one line.
 """
 
 from __future__ import annotations
@@ -40,6 +45,29 @@ CONNECT_SECONDS = 5.0  # Ray itself retries an unreachable address for minutes
 
 class ExecutorError(RuntimeError):
     """An executor cannot start (Ray missing, an address that does not answer, too few CPUs)."""
+
+
+class EpisodeError(RuntimeError):
+    """The work on one episode failed (in a worker or here): ``where`` names the episode, ``fault``
+    the error (its type and message). The traceback is the chained cause, a worker's as
+    multiprocessing or Ray sends it."""
+
+    def __init__(self, where: str, fault: str) -> None:
+        super().__init__(where, fault)
+        self.where, self.fault = where, fault
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.fault}"
+
+
+@contextlib.contextmanager
+def episode_fault(where: Callable[[], str]) -> Iterator[None]:
+    """Report an error raised inside the block as an ``EpisodeError`` at ``where()``. A Ctrl-C
+    (``KeyboardInterrupt``) is no error and goes through as it is."""
+    try:
+        yield
+    except Exception as error:
+        raise EpisodeError(where(), f"{type(error).__name__}: {error}") from error
 
 
 Setup = tuple[Callable[..., None], tuple]  # (initializer, its arguments), run once per worker
@@ -144,10 +172,7 @@ class RayCluster:
             if address and address != "auto":
                 _check_reachable(address)
             try:
-                # the numerics chosen here (imagine/numerics.py), also for actors on other machines
-                pinned = {key: os.environ[key] for key in PORTABLE_ENV if key in os.environ}
-                ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING,
-                         runtime_env={"env_vars": pinned} if pinned else None)
+                ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING)
             except ConnectionError as error:
                 raise ExecutorError(f"could not connect to a Ray cluster at {address!r}: "
                                     f"{str(error).splitlines()[0]}{_auth_hint(address)}") from None
@@ -156,7 +181,11 @@ class RayCluster:
             self.close()
             raise ExecutorError(f"--workers {workers} asks for {workers} Ray actors of one CPU each; the "
                                 f"Ray cluster has {cpus} CPUs (add nodes, or pass --workers {cpus} or fewer)")
-        actor = ray.remote(num_cpus=1)(_Worker)
+        # the numerics chosen here (imagine/numerics.py), also for actors on other machines and
+        # where the user started Ray (until 2026-12-07 they were given to a Ray started here only)
+        pinned = {key: os.environ[key] for key in PORTABLE_ENV if key in os.environ}
+        options = {"runtime_env": {"env_vars": pinned}} if pinned else {}
+        actor = ray.remote(num_cpus=1, **options)(_Worker)
         self._actors = [actor.remote() for _ in range(workers)]
 
     def map(self, function: Job, jobs: Iterable, setup: Setup, chunksize: int = 1) -> Iterator:

@@ -17,7 +17,7 @@ import numpy as np
 from ..core.episode import Episode
 from ..domains import get_domain
 from ..quality.checkers import annotate
-from .executors import Executor, LocalPool
+from .executors import Executor, LocalPool, episode_fault
 from .recipe import ACTION_SOURCES, Recipe
 from .rollout import episode_start, expert_episode, rollout_episode
 
@@ -37,11 +37,15 @@ def _init_worker(domain_name: str) -> None:
 def _expert_job(job: tuple[str, int, int]) -> Episode:
     level, index, seed = job
     domain, sim = _WORKER["domain"], _WORKER["sim"]
-    return annotate(domain, expert_episode(domain, level, index, seed, sim), sim)
+    with episode_fault(lambda: f"the expert's episode {index} of {domain.name}'s {level} level "
+                               f"(recipe seed {seed})"):
+        return annotate(domain, expert_episode(domain, level, index, seed, sim), sim)
 
 
 def _annotate_job(episode: Episode) -> Episode:
-    return annotate(_WORKER["domain"], episode, _WORKER["sim"])
+    with episode_fault(lambda: f"checking the {episode.source} episode of task {episode.task_id!r} "
+                               f"with seed {episode.seed}"):
+        return annotate(_WORKER["domain"], episode, _WORKER["sim"])
 
 
 def expert_episodes(recipe: Recipe, count: int, executor: Executor) -> Iterator[Episode]:
