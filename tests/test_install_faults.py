@@ -15,6 +15,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,21 +167,48 @@ def test_staging_folders_whose_owner_is_gone_are_removed(minari_root):
     finished = subprocess.Popen([sys.executable, "-c", "pass"])
     finished.wait()
     me = install._owner()
+    elsewhere = {**me, "host": socket.gethostname() + "-x"}
+    unbeating = {key: value for key, value in elsewhere.items() if key != "heartbeat_s"}
     owners = {
         "dead": {**me, "pid": finished.pid},
         "reused-pid": {**me, "start": "0"},  # our pid, but another process's start time
         "restarted": {**me, "boot_id": "another-boot"},
-        "foreign-old": {**me, "host": socket.gethostname() + "-x", "created": time.time() - 2 * 86400},
-        "foreign-new": {**me, "host": socket.gethostname() + "-x"},
+        "foreign-new": elsewhere,
+        # made 2 days ago, its owner beating: a long build on another host (removed before 2026-12-07)
+        "foreign-beating": {**elsewhere, "created": time.time() - 2 * 86400},
+        "foreign-silent": elsewhere,  # no beat for 3 h, below
+        # made by a version without heartbeats: judged by its age, 24 h
+        "foreign-unbeating-old": {**unbeating, "created": time.time() - 25 * 3600},
+        "foreign-unbeating-new": {**unbeating, "created": time.time() - 23 * 3600},
         "live": me,
     }
     for name, owner in owners.items():
         folder = minari_root / f".imaginebench-staging-{name}"
         folder.mkdir()
         (folder / install.OWNER).write_text(json.dumps(owner))
+    silent = time.time() - 3 * 3600
+    os.utime(minari_root / ".imaginebench-staging-foreign-silent" / install.OWNER, (silent, silent))
     done = install.recover(minari_root)
-    assert len(done) == 4 and any(f"pid {finished.pid}, is gone" in line for line in done)
-    assert hidden(minari_root) == [".imaginebench-staging-foreign-new", ".imaginebench-staging-live"]
+    assert len(done) == 5 and any(f"pid {finished.pid}, is gone" in line for line in done)
+    assert any("no heartbeat for 3.0 h" in line for line in done), done
+    assert hidden(minari_root) == [f".imaginebench-staging-{name}" for name in
+                                   ("foreign-beating", "foreign-new", "foreign-unbeating-new", "live")]
+
+
+def test_a_staging_folder_in_use_beats_and_stops_beating_when_done(minari_root, monkeypatch):
+    monkeypatch.setattr(install, "HEARTBEAT_S", 0.01)
+    minari_root.mkdir()
+    long_ago = time.time() - 3 * 3600
+    with install.staging_folder(minari_root) as path:
+        owner = path / install.OWNER
+        os.utime(owner, (long_ago, long_ago))
+        deadline = time.time() + 10
+        while owner.stat().st_mtime == long_ago and time.time() < deadline:
+            time.sleep(0.01)
+        assert owner.stat().st_mtime > long_ago + 3600  # touched by the heartbeat
+        assert install.stale_reason(path) is None
+    assert not path.exists()
+    assert not any(t.name.startswith("heartbeat") for t in threading.enumerate())
 
 
 def test_recovery_with_nothing_to_do_lists_only_the_root_and_its_namespaces(versions, minari_root,

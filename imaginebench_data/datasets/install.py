@@ -7,7 +7,8 @@ Layout, under the Minari root (every name of ours is hidden, so Minari never lis
   writer of the same id waits; ``IMAGINEBENCH_LOCK_TIMEOUT`` seconds makes it give up with a
   one-line error naming the holder); ``staging.lock`` guards making and removing staging folders.
 - ``.imaginebench-staging-*/``: where a dataset is built, with ``.owner.json`` (pid, host,
-  boot id, process start time) written when it is made.
+  boot id, process start time) written when it is made and touched every ``HEARTBEAT_S`` while
+  it is in use (another host's folder is judged by that heartbeat: its pid cannot be checked).
 - ``<namespace>/.<name>.install``: the intent (journal) of an install in progress;
   ``<namespace>/.<name>.replaced``: the previous version while it is being replaced.
 
@@ -51,6 +52,7 @@ import shutil
 import socket
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -64,7 +66,9 @@ OWNER = ".owner.json"
 STAGES = ("staged", "intent", "moved_aside", "moved_in", "cleanup")  # the install's hook points
 READER_WAIT_S = 10.0  # a reader waits this long for an install in progress to finish
 ORPHAN_AGE_S = 3600.0  # a staging folder without an owner file (older versions) is stale after 1 h
-FOREIGN_AGE_S = 24 * 3600.0  # one owned by another host (its pid can't be checked): after 24 h
+HEARTBEAT_S = 600.0  # an owner touches its owner file this often while it uses the folder
+FOREIGN_AGE_S = 2 * 3600.0  # one owned by another host (its pid can't be checked): 2 h without a beat
+UNBEATING_AGE_S = 24 * 3600.0  # one of another host made by a version without heartbeats: 24 h old
 _HIDDEN = re.compile(r"\.(?P<name>.+?)\.(?:replaced|install(?:\.tmp-[0-9]+)?)")
 
 logger = logging.getLogger(__name__)
@@ -211,7 +215,28 @@ def _process_start(pid: int) -> str | None:
 
 def _owner() -> dict:
     return {"pid": os.getpid(), "host": socket.gethostname(), "boot_id": _boot_id(),
-            "start": _process_start(os.getpid()), "created": time.time()}
+            "start": _process_start(os.getpid()), "created": time.time(), "heartbeat_s": HEARTBEAT_S}
+
+
+@contextlib.contextmanager
+def _heartbeat(path: Path) -> Iterator[None]:
+    """Touch ``path``'s owner file every ``HEARTBEAT_S`` seconds (a daemon thread) inside the block:
+    how another host tells a folder in use from an abandoned one (``stale_reason``). Until
+    2026-12-07 such a folder was removed 24 h after it was made, even while its build ran."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(HEARTBEAT_S):
+            with contextlib.suppress(OSError):  # removed, or the folder is gone: the writer says so
+                os.utime(path / OWNER)
+
+    thread = threading.Thread(target=beat, name=f"heartbeat {path.name}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _owned_folder(parent: Path, prefix: str) -> Path:
@@ -233,7 +258,8 @@ def staging_folder(root: Path) -> Iterator[Path]:
     try:
         with FileLock(root / LOCKS / "staging.lock", "staging folders"):
             path = _owned_folder(root, STAGING_PREFIX)
-        yield path
+        with _heartbeat(path):
+            yield path
     finally:  # also after an error or Ctrl-C while it was being made
         if path is not None:
             shutil.rmtree(path, ignore_errors=True)
@@ -246,7 +272,8 @@ def owned_scratch(parent: Path, prefix: str) -> Iterator[Path]:
     without a lock, so a folder found without its owner file is left for ``ORPHAN_AGE_S``."""
     path = _owned_folder(parent, prefix)
     try:
-        yield path
+        with _heartbeat(path):
+            yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
 
@@ -286,8 +313,11 @@ def stale_reason(path: Path) -> str | None:
         if start is None or owner.get("start") not in (None, start):
             return f"its owner, pid {pid}, is gone"
         return None
-    age = time.time() - float(owner.get("created", 0))
-    return f"owned by {host}, {age / 3600:.1f} h old" if age > FOREIGN_AGE_S else None
+    if "heartbeat_s" not in owner:  # made by a version without heartbeats: only its age tells
+        age = time.time() - float(owner.get("created", 0))
+        return f"owned by {host}, {age / 3600:.1f} h old" if age > UNBEATING_AGE_S else None
+    silent = time.time() - (path / OWNER).stat().st_mtime
+    return f"owned by {host}, no heartbeat for {silent / 3600:.1f} h" if silent > FOREIGN_AGE_S else None
 
 
 def _clean_staging(root: Path, names: list[str]) -> list[str]:
