@@ -9,7 +9,8 @@ import pytest
 from checking import corrupted
 
 from imaginebench_data import get_domain, make_env
-from imaginebench_data.domains.metaworld.checks import WORKSPACE_HIGH, WORKSPACE_LOW
+from imaginebench_data.domains.metaworld import checks
+from imaginebench_data.domains.metaworld.checks import ILLEGAL_KINDS, WORKSPACE_HIGH, WORKSPACE_LOW
 from imaginebench_data.domains.metaworld.layout import SLOT_START, STATE_DIM, slot
 from imaginebench_data.domains.metaworld.sim import SIM_STATE_DIM
 from imaginebench_data.pipeline.rollout import expert_episode
@@ -161,6 +162,45 @@ def test_each_illegal_kind_fires(clean, sim, kind, edit):
     bad = corrupt(clean, sim, t, bad_state)
     assert bad.infos["illegal_mask"][t] & KIND_BIT[kind]
     assert np.flatnonzero(~bad.infos["legal"]).tolist() == [t]
+
+
+def _floating(states: np.ndarray) -> list[int]:
+    return np.flatnonzero(checks.illegal(states)[:, ILLEGAL_KINDS.index("floating")]).tolist()
+
+
+def test_a_loose_object_falling_is_no_floating_one_hovering_or_jumping_is(clean):
+    """Found 2026-12-07: a puck the expert lifted and let fall was floating (3 states of the
+    paper-scale training set, real data, failing verify's floor)."""
+    z = SLOT_START["target_object"] + 2
+    states = np.repeat(clean.states[:1], 6, axis=0)
+    states[:, 0:3] = [0.3, 0.5, 0.3]  # the gripper far from the puck
+    states[:, z] = [0.0, 0.2, 0.18, 0.16, 0.14, 0.02]  # lifted (state 1), then falling 2 cm a step
+    assert _floating(states) == [1]  # 1 is not lower than the state before: it hovers there
+    states[:, z] = [0.0, 0.2, 0.2, 0.2, 0.2, 0.02]  # still in the air: floating until it drops
+    assert _floating(states) == [1, 2, 3, 4]
+    states[:, z] = [0.0, 0.0, 0.3, 0.0, 0.0, 0.0]  # one state jumps up and back: no fall before it
+    assert _floating(states) == [2]
+    states[:, z] = [0.2, 0.19, 0.1995, 0.19, 0.18, 0.17]  # it rises 1 mm between 1 and 2
+    assert _floating(states) == [1, 2]
+    states[:, z] = [0.2, 0.1995, 0.199, 0.1985, 0.198, 0.1975]  # 0.5 mm a step is too slow a fall
+    assert _floating(states) == [0, 1, 2, 3, 4, 5]
+    assert _floating(states[4:5]) == [0]  # a lone state: nothing says it falls
+
+
+def test_checks_falling_heights():
+    heights = np.array([0.5, 0.4, 0.3, 0.3, 0.2, 0.1995])
+    assert checks.falling(heights).tolist() == [True, True, False, False, False, False]
+    assert checks.falling(heights[:1]).tolist() == [False]
+    assert checks.falling(np.array([0.2, 0.1])).tolist() == [True, True]
+
+
+def test_the_paper_training_sets_released_puck_is_legal(sim):
+    """Episode 8461 of the paper-scale metaworld-train-real-v0 (recipe seed 5000): a failed push
+    the expert lifted; the puck falls from step 90 on, its hand already away."""
+    episode = annotate(MW, expert_episode(MW, "train", 8461, 5000, sim), sim)
+    puck = episode.states[:, SLOT_START["target_object"] + 2]
+    assert episode.task_id == "push" and puck[90] > checks.FLOAT_HEIGHT and puck[92] < puck[90]
+    assert episode.infos["legal"].all() and episode.infos["transition_ok"].all()
 
 
 def test_rebuilt_resimulation_without_sim_state_is_finite(clean, sim):
