@@ -39,8 +39,7 @@ class _App(typer.Typer):
                 error.show()
                 sys.exit(error.exit_code)
             where = f" (see `{error.ctx.command_path} --help`)" if error.ctx is not None else ""
-            err_console.print(f"[red]error:[/red] {escape(error.format_message())}{where}", highlight=False,
-                              soft_wrap=True)
+            say_error(f"{error.format_message()}{where}")
             sys.exit(error.exit_code)
         except exceptions.ClickException as error:
             error.show()
@@ -70,10 +69,9 @@ class _App(typer.Typer):
                 except EpisodeError as error:
                     if _options["debug"]:
                         raise
-                    line = (f"{error.where} failed: {error.fault}. This is a fault of imaginebench-data or "
-                            "of the domain's code, not of your input; the dataset was not written. Rerun "
-                            "with --debug for the traceback, and please report it")
-                    err_console.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
+                    say_error(f"{error.where} failed: {error.fault}. This is a fault of imaginebench-data or "
+                              "of the domain's code, not of your input; the dataset was not written. Rerun "
+                              "with --debug for the traceback, and please report it")
                     raise typer.Exit(1) from None
                 except USER_ERRORS as error:
                     if _options["debug"]:
@@ -81,13 +79,17 @@ class _App(typer.Typer):
                     message = error.args[0] if isinstance(error, KeyError) and error.args else error
                     hint = _did_you_mean(error)
                     stop = "." if hint and not str(message).endswith((".", "?", ")")) else ""
-                    line = f"{message}{stop}{hint}"
-                    err_console.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
+                    say_error(f"{message}{stop}{hint}")
                     raise typer.Exit(2) from None
 
             return register(answered)
 
         return decorator
+
+
+def say_error(line: str) -> None:
+    """``error: line`` on stderr, in one line (``line`` is plain text, not rich markup)."""
+    err_console.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
 
 
 def examples(*commands: str) -> str:

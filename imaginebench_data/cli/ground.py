@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from .app import (
@@ -16,6 +15,7 @@ from .app import (
     err_console,
     examples,
     pct,
+    say_error,
 )
 
 
@@ -196,8 +196,8 @@ def numerics_fingerprint(
         compared = sum(verdict != "not compared" for verdict in verdicts.values())
         console.print(f"saved on: {other}", highlight=False, soft_wrap=True)
         if not compared:  # a match of nothing is no match: scripts read the exit code
-            err_console.print(f"[red]error:[/red] nothing compared: {escape(str(compare))} holds none of the "
-                              f"{len(hashes)} kernels this machine hashed", highlight=False, soft_wrap=True)
+            say_error(f"nothing compared: {compare} holds none of the {len(hashes)} kernels this machine "
+                      "hashed")
             raise typer.Exit(2)
         left_out = len(verdicts) - compared
         console.print(f"{len(differ)} of {compared} kernels compared differ"

@@ -14,6 +14,7 @@ from .app import (
     err_console,
     examples,
     pct,
+    say_error,
 )
 
 
@@ -53,8 +54,7 @@ def import_files(
                              encodings=list(encodings or []),
                              encoder=None if encoder.lower() == "none" else encoder, check_only=check)
     except (ValueError, FileNotFoundError, DatasetExistsError) as error:  # OriginalFileError is a ValueError
-        err_console.print(f"[red]error:[/red] {escape(str(error))} Nothing was written.", highlight=False,
-                          soft_wrap=True)
+        say_error(f"{error} Nothing was written.")
         raise typer.Exit(2) from None
     console.print(_import_table(results, f"imported from {src_dir} as {namespace}/..."))
     for result in results:

@@ -30,6 +30,9 @@ class GivenText:
     def __reduce__(self):
         return type(self), (self.args[0], self.given)
 
+    def __str__(self) -> str:  # the message as given (a KeyError would quote it)
+        return str(self.args[0])
+
 
 class DatasetIdError(GivenText, ValueError):
     """A string that is not a dataset id; the message shows what was given and what is expected

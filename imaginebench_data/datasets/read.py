@@ -45,9 +45,6 @@ class StoredEpisodeError(ValueError):
 class DatasetNotFoundError(GivenText, KeyError):
     """No local dataset has this id (``given``, where known, for a "did you mean")."""
 
-    def __str__(self) -> str:  # KeyError would quote the whole message
-        return str(self.args[0])
-
 
 def plain_value(value: Any) -> Any:
     """An HDF5-read value (bytes, numpy scalar, 0-d array) as a plain Python value."""

@@ -24,9 +24,6 @@ from .verified import verified_episodes
 class UnknownRecipeError(GivenText, KeyError):
     """No recipe builds this id (``given``, for a "did you mean")."""
 
-    def __str__(self) -> str:
-        return str(self.args[0])
-
 
 @dataclass
 class BuildResult:
