@@ -18,6 +18,7 @@ from imaginebench_data.domains import get_domain
 from imaginebench_data.imports import import_dir
 from imaginebench_data.imports.convert import UNKNOWN_INSTRUCTION
 from imaginebench_data.imports.encodings import ENCODING_TOLERANCE, EncodingTable
+from imaginebench_data.imports.resolve import TaskResolver
 from imaginebench_data.imports.texts import match_key
 
 
@@ -148,3 +149,22 @@ def test_encodings_match_only_within_the_tolerance(tmp_path):
     encodings = EncodingTable([tmp_path / "x_encode.npy"])
     probes = np.stack([base + ENCODING_TOLERANCE / 2, base + 0.05, base - 0.05, base + 0.025, base * np.nan])
     assert encodings.lookup(probes.astype(np.float32)) == ["a", "b", "task", None, None]
+
+
+def test_another_levels_text_is_not_taken_for_the_nearest_task_of_the_files_level():
+    """The original names its MuJoCo rephrase file ``..._imaginary_easy``: its texts are those of
+    goals the easy level lacks. Before 2026-12-08 the embedding rung, looking among the level's
+    tasks alone, took "Run forward." for run-forward-fast and "Run backward." in a hard file for
+    backward-then-forward."""
+    domain = get_domain("halfcheetah")
+    easy, hard = TaskResolver(domain, "easy"), TaskResolver(domain, "hard")
+    for resolver, text in [(easy, "Run forward."), (easy, "Bolt forward."), (hard, "Run backward."),
+                           (hard, "Jump a step forward.")]:
+        found = resolver.resolve([text])
+        assert found.task is None and found.rung == "unresolved", (text, found)
+        assert "train level's" in found.how and f"not the {resolver.level} level's" in found.how
+    assert TaskResolver(domain, "rephrase").resolve(["Run forward."]).task.id == "run-forward"  # its twin
+    faster = easy.resolve(["Move ahead faster."])  # a text of the level's own goal still resolves
+    assert (faster.task.id, faster.rung) == ("run-forward-fast", "embedding")
+    mixed = easy.resolve(["Move forward faster.", "Run forward."])  # the level's own text decides
+    assert (mixed.task.id, mixed.rung) == ("run-forward-fast", "phrasing")

@@ -13,6 +13,14 @@
 5. ``embedding`` (``encoding+embedding`` when the only text is the encoding's): the nearest
    task by sentence embedding, accepted above a similarity and a margin (``semantic``).
 
+Before the embedding rung, a trajectory none of whose texts is the level's but one of which is
+another level's phrasing or template, of a goal the level does not have, stays unresolved: its
+file is of that level, as the original's MuJoCo rephrase file named ``..._imaginary_easy`` is.
+The embedding rung looks among the level's tasks alone, so it took "Run forward." in an easy
+file for run-forward-fast (similarity 0.844, its only task left once "forward" ruled out the
+other) and "Run backward." in a hard file for backward-then-forward (0.802 against 0.725;
+found 2026-12-08).
+
 A rung decides only when all the texts it matches point to one task; texts matching several
 tasks leave the trajectory unresolved (with the reason), as does a ladder no rung climbs.
 What happens to unresolved trajectories is the importer's ``unmatched`` rule.
@@ -26,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.domain import Domain
-from ..core.task import UNRESOLVED, Task
+from ..core.task import LEVELS, UNRESOLVED, Task
 from .semantic import Agreement, SemanticMatcher
 from .texts import match_key
 
@@ -80,9 +88,11 @@ class TaskResolver:
         tasks = domain.tasks(level)
         self.tasks = {task.id: task for task in tasks}
         layout = domain.original
-        self.references = {
-            task.id: task.phrasings + (layout.templates(task) if layout.templates else ()) for task in tasks
-        }
+
+        def references(task: Task) -> tuple[str, ...]:
+            return task.phrasings + (layout.templates(task) if layout.templates else ())
+
+        self.references = {task.id: references(task) for task in tasks}
         self.by_text: dict[str, dict[str, set[str]]] = {
             PHRASING: defaultdict(set),
             TEMPLATE: defaultdict(set),
@@ -98,6 +108,14 @@ class TaskResolver:
             if layout.goal_key is not None and layout.task_key is not None
             else None
         )
+        # the other levels' texts of goals this level lacks (a rephrase task's training twin is
+        # the level's own goal): a trajectory that says one of them is of that level, not this one
+        self.elsewhere: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        for other in LEVELS:
+            for task in domain.tasks(other) if other != level else ():
+                if task.id not in self.tasks:
+                    for text in references(task):
+                        self.elsewhere[match_key(text)].add((other, task.id))
         self.agreement = Agreement(layout.slot_words, layout.task_slots)
         self.encoder_spec = encoder
         self._matcher: SemanticMatcher | None = None
@@ -161,6 +179,11 @@ class TaskResolver:
                     return Resolution(
                         None, f"texts match several tasks ({prefix + rung}): {sorted(matched)}"
                     ), ""
+        for text in (text for _, texts in sources for text in texts):
+            if match_key(text) in self.elsewhere:  # the earliest level's, then the first task id
+                level, task = min(self.elsewhere[match_key(text)], key=lambda at: (LEVELS.index(at[0]), at))
+                return Resolution(None, f"{text!r} is the {level} level's (task {task}), not the "
+                                        f"{self.level} level's: is the file's level right?"), ""
         if not clue.texts and clue.encoded is None:
             notes.append("no instruction text (and no encoding found in the encoding files)")
         else:
