@@ -44,7 +44,7 @@ def test_verdicts_on_constructed_results():
         rows("easy", "real", [0.2, 0.3, 0.4]), rows("easy", "real+imaginary", [0.5, 0.6, 0.7]),
         rows("easy", "oracle", [0.0, 0.05, 0.1]),
         rows("hard", "real", [1 / 3] * 3), rows("hard", "real+imaginary", [1 / 3] * 3),
-        rows("hard", "oracle", [0.5] * 3),                      # no spread, but another rate
+        rows("hard", "oracle", [0.5] * 3),                      # no spread, but another rate: no interval
         rows("rephrase", "real", [0.3, 0.5, 0.4]), rows("rephrase", "real+imaginary", [0.2, 0.6, 0.5]),
         rows("rephrase", "real+verified", [0.9]),               # one seed: no interval
         rows("train", "oracle", [0.5, 0.6]),                    # no real-only row: nothing to compare
@@ -57,12 +57,13 @@ def test_verdicts_on_constructed_results():
     assert verdicts[("easy", "real+imaginary")] == "ahead"
     assert verdicts[("easy", "oracle")] == "behind"
     assert verdicts[("hard", "real+imaginary")] == "tied"
-    assert verdicts[("hard", "oracle")] == "ahead"
+    assert verdicts[("hard", "oracle")] == "no spread"  # was "ahead", an interval of zero width
     assert verdicts[("rephrase", "real+imaginary")] == "within the noise"
     assert verdicts[("rephrase", "real+verified")] == "one seed"
     assert table.loc[("easy", "real+imaginary"), "difference"] == pytest.approx(30.0)
     assert table.loc[("easy", "real+imaginary"), "low"] == pytest.approx(7.330, abs=1e-3)
-    assert table.loc[("hard", "oracle"), ["low", "high"]].tolist() == pytest.approx([100 / 6, 100 / 6])
+    assert table.loc[("hard", "oracle"), "difference"] == pytest.approx(100 / 6)
+    assert table.loc[("hard", "oracle"), ["low", "high"]].isna().all()
     assert table.loc[("rephrase", "real+verified"), "seeds"] == 1
     assert math.isnan(table.loc[("rephrase", "real+verified"), "low"])
 
@@ -74,8 +75,11 @@ def test_ten_equal_thirds_are_tied_not_within_the_noise(seeds):
     third, none = pd.Series([1 / 3] * seeds), pd.Series([0.0] * seeds)
     assert ar.welch_interval(third, third) == (0.0, 0.0, 0.0)
     assert ar.verdict(*ar.welch_interval(third, third)[1:]) == "tied"
-    difference, low, high = ar.welch_interval(none, third)
-    assert low == high == difference == pytest.approx(-1 / 3) and ar.verdict(low, high) == "behind"
+    difference, low, high = ar.welch_interval(none, third)  # each constant, the two apart: no interval
+    assert difference == pytest.approx(-1 / 3) and math.isnan(low) and math.isnan(high)
+    results = frame(rows("hard", "real", [1 / 3] * seeds), rows("hard", "real+imaginary", [0.0] * seeds))
+    row = ar.against_real(results).iloc[0]
+    assert row["verdict"] == "no spread" and ar.cell(row) == "-33.3 (no spread)"
 
 
 def test_markdown_cells_and_the_benchmark_table(tmp_path):

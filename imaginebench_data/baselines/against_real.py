@@ -11,6 +11,9 @@ one sample; the two regimes' spreads not assumed equal), and a verdict:
 - ``behind``: the whole interval below 0;
 - ``within the noise``: the interval holds 0;
 - ``tied``: every seed of both gave the same rate (HalfCheetah's hard level: 33.3% in each);
+- ``no spread``: every seed of each gave one rate, the two rates differ: the seeds give no
+  interval (each rate is still a draw of 40-84 episodes, so the gap is not certain; until
+  2026-12-08 this read ``ahead`` or ``behind`` with an interval of zero width);
 - ``one seed``: a regime with one seed has no spread, so no interval.
 
 Every comparison is judged on its own (no correction for the several made in one table): at
@@ -25,13 +28,13 @@ import math
 import pandas as pd
 
 CONFIDENCE = 0.95
-VERDICTS = ("ahead", "behind", "within the noise", "tied", "one seed")
+VERDICTS = ("ahead", "behind", "within the noise", "tied", "no spread", "one seed")
 
 
 def welch_interval(a: pd.Series, b: pd.Series, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
     """``(difference, low, high)`` of ``mean(a) - mean(b)`` with Welch's ``confidence`` interval
-    (NaN bounds when either sample has one value). Samples with no spread at all give the
-    difference itself as both bounds."""
+    (NaN bounds when either sample has one value, or when neither has any spread and their
+    values differ: no interval can be drawn from them; 0 for all three when they are equal)."""
     from scipy import stats
 
     difference = float(a.mean() - b.mean())
@@ -44,7 +47,7 @@ def welch_interval(a: pd.Series, b: pd.Series, confidence: float = CONFIDENCE) -
         return 0.0, 0.0, 0.0
     error = math.sqrt(va + vb)
     if error == 0.0:
-        return difference, difference, difference
+        return difference, math.nan, math.nan
     dof = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
     half = float(stats.t.ppf(0.5 + confidence / 2, dof)) * error
     return difference, difference - half, difference + half
@@ -73,8 +76,11 @@ def against_real(results: pd.DataFrame, confidence: float = CONFIDENCE) -> pd.Da
         if regime == "real" or real.empty:
             continue
         difference, low, high = (100 * v for v in welch_interval(part, real, confidence))
+        said = verdict(low, high)
+        if said == "one seed" and len(part) > 1 and len(real) > 1:
+            said = "no spread"
         rows.append({"level": level, "regime": regime, "difference": difference, "low": low, "high": high,
-                     "verdict": verdict(low, high), "seeds": len(part), "real_seeds": len(real)})
+                     "verdict": said, "seeds": len(part), "real_seeds": len(real)})
     return pd.DataFrame(rows, columns=["level", "regime", "difference", "low", "high", "verdict", "seeds",
                                        "real_seeds"])
 
@@ -82,7 +88,7 @@ def against_real(results: pd.DataFrame, confidence: float = CONFIDENCE) -> pd.Da
 def cell(row: pd.Series) -> str:
     """``+19.1 (+7.6 to +30.6), ahead``: the difference in points, its interval, the verdict
     (ahead or behind in bold)."""
-    if row["verdict"] in ("one seed", "tied"):
+    if row["verdict"] in ("one seed", "no spread", "tied"):
         return f"{row['difference']:+.1f} ({row['verdict']})"
     said = f"**{row['verdict']}**" if row["verdict"] in ("ahead", "behind") else row["verdict"]
     return f"{row['difference']:+.1f} ({row['low']:+.1f} to {row['high']:+.1f}), {said}"
