@@ -121,3 +121,36 @@ def test_every_committed_figure_belongs_to_a_committed_card():
     orphans = [str(path.relative_to(cards)) for path in figures
                if not path.with_name(re.sub(r"-(episode|vs-oracle)$", "", path.stem) + ".json").exists()]
     assert orphans == []
+
+
+def test_a_card_names_the_levels_tasks_it_holds_no_episode_of():
+    """Found by a review (2026-12-08): a verified set that kept no episode of some tasks showed
+    them only as crosses in a figure, unlabelled past 24 tasks."""
+    from imaginebench_data.cards.render import render_markdown
+    from imaginebench_data.domains import get_domain
+
+    easy = [task.id for task in get_domain("clevr").tasks("easy")]
+    stats = {"episodes": 1, "goal_consistency": 1.0, "length": {"mean": 1.0}, "return": {"mean": 1.0},
+             "transition_error_rate": 0.0, "illegal_state_rate": 0.0}
+    some = card(length={"mean": 1.0, "min": 1, "max": 1}, returns={"mean": 0.5, "std": 0.0},
+                per_task={task: stats for task in easy[2:]}, provenance={"packages": {}})
+    line = f"No episode of 2 of the level's {len(easy)} tasks: {easy[0]}, {easy[1]}."
+    assert line in render_markdown(some).splitlines()
+    every = replace(some, per_task={task: stats for task in easy})
+    assert "No episode of" not in render_markdown(every)
+
+
+def test_every_committed_cards_markdown_is_what_its_json_renders():
+    """A card's Markdown is ``render_markdown`` of its JSON, then its figures' sections: the
+    committed cards are what the code builds, down to their text."""
+    from imaginebench_data.cards.render import render_markdown
+
+    cards = Path(__file__).resolve().parents[1] / "cards"
+    stale = []
+    for path in sorted(cards.rglob("*.json")):
+        text = path.with_suffix(".md").read_text()
+        ends = [text.find(f"\n## {heading}\n") for heading in ("One episode", "Against the oracle")]
+        if text[:min([i for i in ends if i >= 0], default=len(text))] != render_markdown(
+                Card.from_json(path.read_text())):
+            stale.append(str(path.relative_to(cards)))
+    assert stale == []

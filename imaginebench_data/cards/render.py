@@ -65,6 +65,7 @@ def render_markdown(card: Card) -> str:
             f"{stats['length']['mean']:.2f} | {stats['return']['mean']:.3f} | "
             f"{_pct(stats['transition_error_rate'])} | {_pct(stats['illegal_state_rate'])} |"
         )
+    lines += _missing_task_lines(card)
     lines += _resolution_lines(card)
     lines += ["", "## How it was made", ""]
     lines += [f"- **{key}**: {value}" for key, value in prov.items()
@@ -80,6 +81,19 @@ def render_markdown(card: Card) -> str:
     lines += ["", "## Notes", ""]
     lines += [f"- **{key}**: {value}" for key, value in card.notes.items()]
     return "\n".join(lines) + "\n"
+
+
+def _missing_task_lines(card: Card) -> list[str]:
+    """The level's tasks with no episode in the set (a verified set keeps none of some), which
+    the table above leaves out; none for a set that holds every task. Found by a review
+    (2026-12-08): only the figure's crosses showed them, unlabelled past 24 tasks."""
+    from ..domains import get_domain
+
+    level = [task.id for task in get_domain(card.domain).tasks(card.level)]
+    missing = [task for task in level if task not in card.per_task]
+    if not missing:
+        return []
+    return ["", f"No episode of {len(missing)} of the level's {len(level)} tasks: {', '.join(missing)}."]
 
 
 def _decoding_lines(card: Card, decoding: dict[str, Any]) -> list[str]:
