@@ -180,8 +180,8 @@ class TaskResolver:
                         None, f"texts match several tasks ({prefix + rung}): {sorted(matched)}"
                     ), ""
         for text in (text for _, texts in sources for text in texts):
-            if match_key(text) in self.elsewhere:  # the earliest level's, then the first task id
-                level, task = min(self.elsewhere[match_key(text)], key=lambda at: (LEVELS.index(at[0]), at))
+            if owners := self.elsewhere.get(match_key(text)):  # the earliest level's, then the first id
+                level, task = min(owners, key=lambda at: (LEVELS.index(at[0]), at))
                 return Resolution(None, f"{text!r} is the {level} level's (task {task}), not the "
                                         f"{self.level} level's: is the file's level right?"), ""
         if not clue.texts and clue.encoded is None:
